@@ -1,0 +1,27 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Repositories",
+    platforms: [
+        // `Mutex` (Synchronization) and Observation set the floor.
+        .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+    ],
+    products: [
+        .library(name: "Repositories", targets: ["Repositories"]),
+        .library(name: "RepositoriesTesting", targets: ["RepositoriesTesting"]),
+        .executable(name: "QuickStart", targets: ["QuickStart"]),
+    ],
+    targets: [
+        .target(name: "Repositories"),
+        .target(name: "RepositoriesTesting", dependencies: ["Repositories"]),
+        .executableTarget(
+            name: "QuickStart",
+            dependencies: ["Repositories"],
+            path: "Examples/QuickStart"
+        ),
+        .testTarget(name: "RepositoriesTests", dependencies: ["Repositories", "RepositoriesTesting"]),
+        .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
