@@ -1,0 +1,203 @@
+import Foundation
+
+/// The one error type this package throws.
+///
+/// Every failure a repository reports is a `RepositoryError` whose ``code`` tells the
+/// category apart, whose ``description`` reads like a sentence a user can act on, and whose
+/// ``underlying`` error keeps what the layer below said. The only exception is
+/// `CancellationError`, which passes through untouched so that structured concurrency
+/// keeps working.
+///
+/// Match on the code:
+///
+/// ```swift
+/// do {
+///     let product = try await products.require(id: 42)
+/// } catch let error as RepositoryError where error.code == .notFound {
+///     showEmptyState()
+/// } catch {
+///     show(error.localizedDescription)
+/// }
+/// ```
+public struct RepositoryError: Error, Sendable, CustomStringConvertible {
+    /// The category of a failure.
+    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// No entity is stored under the requested ID.
+        case notFound
+        /// The data source cannot be reached: the network is down, the server answered 5xx.
+        case unavailable
+        /// The operation did not finish within its time limit.
+        case timedOut
+        /// A circuit breaker is open and refused the call without trying it.
+        case circuitOpen
+        /// The request was refused as invalid or not allowed: a 4xx answer, a read-only
+        /// repository, a query with a negative offset.
+        case rejected
+        /// The write conflicts with another change (HTTP 409/412, a failed precondition).
+        case conflict
+        /// Another process or connection holds the store.
+        case locked
+        /// The stored data is damaged; ``RepositoryError/location`` says where.
+        case corrupted
+        /// An entity could not be encoded; nothing was written.
+        case encodingFailed
+        /// A stored record could not be decoded; ``RepositoryError/record`` names it.
+        case decodingFailed
+        /// The repository was closed and can no longer be used.
+        case closed
+
+        /// The code's name, as written in Swift.
+        public var description: String { rawValue }
+    }
+
+    /// The category of this failure.
+    public var code: Code
+    /// What happened, as one sentence.
+    public var reason: String
+    /// What the user can do about it, when something can be done.
+    public var recovery: String?
+    /// The ID of the entity concerned, described, when one is.
+    public var id: String?
+    /// The record concerned (an ID, an index or a key), when one is.
+    public var record: String?
+    /// The file, URL or table concerned, when one is.
+    public var location: String?
+    /// The byte offset in ``location`` where the problem was found, when known.
+    public var offset: Int?
+    /// How long the source asked callers to wait before trying again (HTTP Retry-After).
+    public var retryAfter: Duration?
+    /// The error reported by the layer below, kept as it was.
+    public var underlying: (any Error)?
+
+    /// Creates an error from its parts; prefer the static factories such as
+    /// ``notFound(id:)``, which fill in a helpful reason.
+    public init(
+        _ code: Code,
+        reason: String,
+        recovery: String? = nil,
+        id: String? = nil,
+        record: String? = nil,
+        location: String? = nil,
+        offset: Int? = nil,
+        retryAfter: Duration? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.reason = reason
+        self.recovery = recovery
+        self.id = id
+        self.record = record
+        self.location = location
+        self.offset = offset
+        self.retryAfter = retryAfter
+        self.underlying = underlying
+    }
+
+    /// A sentence describing the failure, where it happened, and what to do.
+    public var description: String {
+        var text = "\(code): \(reason)"
+        var context: [String] = []
+        if let id { context.append("id \(id)") }
+        if let record { context.append("record \(record)") }
+        if let location { context.append("at \(location)") }
+        if let offset { context.append("offset \(offset)") }
+        if let retryAfter { context.append("retry after \(retryAfter)") }
+        if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
+        if let underlying { text += ". Cause: \(underlying)" }
+        if let recovery { text += ". \(recovery)" }
+        return text
+    }
+}
+
+extension RepositoryError {
+    /// No entity is stored under `id`.
+    public static func notFound(id: some Hashable) -> RepositoryError {
+        RepositoryError(
+            .notFound, reason: "No entity is stored under this ID",
+            recovery: "Check the ID, or use fetch(id:), which returns nil for an absent entity",
+            id: String(describing: id))
+    }
+
+    /// The source cannot be reached.
+    public static func unavailable(
+        _ reason: String, location: String? = nil, retryAfter: Duration? = nil, underlying: (any Error)? = nil
+    ) -> RepositoryError {
+        RepositoryError(
+            .unavailable, reason: reason, recovery: "Try again later; the data source may be offline",
+            location: location, retryAfter: retryAfter, underlying: underlying)
+    }
+
+    /// The operation ran past `limit`.
+    public static func timedOut(after limit: Duration, operation: String) -> RepositoryError {
+        RepositoryError(
+            .timedOut, reason: "\(operation) did not finish within \(limit)",
+            recovery: "Raise the time limit, or check why the source is slow")
+    }
+
+    /// A circuit breaker refused the call; it will let a trial call through after `retryAfter`.
+    public static func circuitOpen(retryAfter: Duration?) -> RepositoryError {
+        RepositoryError(
+            .circuitOpen, reason: "The circuit is open after repeated failures, so the call was not tried",
+            recovery: "Wait for the break to end, or serve cached data meanwhile", retryAfter: retryAfter)
+    }
+
+    /// The request was refused as invalid or not allowed.
+    public static func rejected(_ reason: String, recovery: String? = nil, underlying: (any Error)? = nil)
+        -> RepositoryError
+    {
+        RepositoryError(.rejected, reason: reason, recovery: recovery, underlying: underlying)
+    }
+
+    /// The write conflicts with another change.
+    public static func conflict(_ reason: String, id: String? = nil, underlying: (any Error)? = nil)
+        -> RepositoryError
+    {
+        RepositoryError(
+            .conflict, reason: reason, recovery: "Fetch the current version, merge, and save again", id: id,
+            underlying: underlying)
+    }
+
+    /// Another process or connection holds the store at `location`.
+    public static func locked(location: String, underlying: (any Error)? = nil) -> RepositoryError {
+        RepositoryError(
+            .locked, reason: "Another process or connection holds the store",
+            recovery: "Close the other user of the store, or open it with a wait", location: location,
+            underlying: underlying)
+    }
+
+    /// The data at `location` is damaged at `offset`.
+    public static func corrupted(
+        _ reason: String, location: String, offset: Int? = nil, underlying: (any Error)? = nil
+    ) -> RepositoryError {
+        RepositoryError(
+            .corrupted, reason: reason,
+            recovery:
+                "The file was left as it was; restore it from a backup or move it aside to start afresh",
+            location: location, offset: offset, underlying: underlying)
+    }
+
+    /// The entity with `id` could not be encoded; nothing was written.
+    public static func encodingFailed(id: String?, underlying: any Error) -> RepositoryError {
+        RepositoryError(
+            .encodingFailed, reason: "The entity could not be encoded, so nothing was written",
+            recovery: "Fix the value that cannot be encoded (for example a non-finite Double)", id: id,
+            underlying: underlying)
+    }
+
+    /// The stored `record` could not be decoded.
+    public static func decodingFailed(
+        record: String, location: String? = nil, underlying: any Error
+    ) -> RepositoryError {
+        RepositoryError(
+            .decodingFailed, reason: "A stored record could not be decoded into the entity type",
+            recovery: "If the model changed, migrate the stored data or make the new fields optional",
+            record: record, location: location, underlying: underlying)
+    }
+
+    /// The repository was used after it was closed.
+    public static func closed(location: String? = nil) -> RepositoryError {
+        RepositoryError(
+            .closed, reason: "The repository was closed", recovery: "Open the store again before using it",
+            location: location)
+    }
+}
