@@ -1,0 +1,126 @@
+import Synchronization
+
+/// A repository that keeps its entities in memory, in insertion order, behind a lock.
+///
+/// Use it as the store of a prototype, the cache tier of ``Repository`` decorators, or the
+/// reference a test compares against. Every operation takes the lock once and never
+/// suspends, so callers on any thread or task see each operation whole.
+///
+/// ```swift
+/// let products = InMemoryRepository<Product>([milk, bread])
+/// try await products.save(butter)
+/// let all = try await products.fetchAll()   // milk, bread, butter
+///
+/// let recent = InMemoryRepository<Product>(capacity: 100)  // keeps the 100 most recently used
+/// ```
+///
+/// With a `capacity`, saving a new entity past it evicts the least recently used one;
+/// `fetch(id:)`, `fetch(ids:)` and `save` count as uses, while `fetchAll()`, queries and
+/// `count()` do not.
+///
+/// Nothing is lost to a failure here (no operation throws but on a negative query bound),
+/// but everything is lost when the process ends: for data that must survive, use
+/// `FileRepository` or `SQLiteRepository`.
+public final class InMemoryRepository<Entity: Identifiable & Sendable>: Repository, Sendable
+where Entity.ID: Sendable {
+    /// The type that identifies an entity.
+    public typealias ID = Entity.ID
+
+    private let storage: Mutex<InMemoryStorage<Entity>>
+
+    /// Creates an empty repository that keeps every entity.
+    public init() {
+        storage = Mutex(InMemoryStorage(capacity: nil))
+    }
+
+    /// Creates a repository holding `entities`, in their order; a later entity with a
+    /// repeated ID replaces the earlier one in its place.
+    public init(_ entities: some Sequence<Entity>) {
+        var initial = InMemoryStorage<Entity>(capacity: nil)
+        for entity in entities { initial.upsert(entity) }
+        storage = Mutex(initial)
+    }
+
+    /// Creates an empty repository that keeps at most `capacity` entities, evicting the
+    /// least recently used past it.
+    ///
+    /// - Precondition: `capacity` is greater than zero.
+    public init(capacity: Int) {
+        precondition(
+            capacity > 0, "InMemoryRepository(capacity:) needs a capacity above zero, got \(capacity)")
+        storage = Mutex(InMemoryStorage(capacity: capacity))
+    }
+
+    /// The most entities kept at once, or `nil` when there is no limit.
+    public var capacity: Int? { storage.withLock { $0.capacity } }
+
+    /// - Complexity: O(1).
+    public func fetch(id: ID) async throws -> Entity? {
+        storage.withLock { $0.entity(for: id) }
+    }
+
+    /// - Complexity: O(*n*).
+    public func fetchAll() async throws -> [Entity] {
+        storage.withLock { $0.all() }
+    }
+
+    /// - Complexity: O(1) amortized.
+    public func save(_ entity: Entity) async throws {
+        storage.withLock { $0.upsert(entity) }
+    }
+
+    /// Saves the batch under one lock, so no reader sees part of it.
+    ///
+    /// - Complexity: O(*m*) for *m* entities.
+    public func save(contentsOf entities: [Entity]) async throws {
+        storage.withLock { state in
+            for entity in entities { state.upsert(entity) }
+        }
+    }
+
+    /// - Complexity: O(1) amortized.
+    public func delete(id: ID) async throws {
+        storage.withLock { $0.remove(id) }
+    }
+
+    /// - Complexity: O(*n*).
+    public func deleteAll() async throws {
+        storage.withLock { $0.removeAll() }
+    }
+
+    /// Reads every ID under one lock.
+    ///
+    /// - Complexity: O(*m*) for *m* IDs.
+    public func fetch(ids: [ID]) async throws -> [Entity] {
+        storage.withLock { state in
+            var seen = Set<ID>(minimumCapacity: ids.count)
+            var found: [Entity] = []
+            found.reserveCapacity(ids.count)
+            for id in ids where seen.insert(id).inserted {
+                if let entity = state.entity(for: id) { found.append(entity) }
+            }
+            return found
+        }
+    }
+
+    /// Takes a snapshot under the lock, then filters and sorts outside it, so a slow
+    /// predicate never blocks other callers.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        return try query.apply(to: storage.withLock { $0.all() })
+    }
+
+    /// - Complexity: O(1).
+    public func count() async throws -> Int {
+        storage.withLock { $0.count }
+    }
+
+    /// Deletes every ID under one lock.
+    ///
+    /// - Complexity: O(*m*) for *m* IDs.
+    public func delete(ids: [ID]) async throws {
+        storage.withLock { state in
+            for id in ids { state.remove(id) }
+        }
+    }
+}
