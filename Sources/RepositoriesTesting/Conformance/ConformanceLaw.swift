@@ -1,0 +1,119 @@
+/// A law of ``Repositories/Repository`` that ``RepositoryConformance`` checks.
+public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    // basics
+    /// A saved entity is returned by the next `fetch(id:)`.
+    case saveIsVisible
+    /// Saving an entity under a stored ID replaces the stored one.
+    case saveReplaces
+    /// Saving the same entity twice leaves one copy, unchanged.
+    case saveIsIdempotent
+    /// `fetch(id:)` of an ID never saved returns `nil`.
+    case fetchOfAbsentIDIsNil
+    /// A deleted entity is gone, and only it.
+    case deleteRemoves
+    /// Deleting an ID that is not stored succeeds and changes nothing.
+    case deleteOfAbsentIDSucceeds
+    /// `deleteAll()` leaves the repository empty.
+    case deleteAllEmpties
+    /// `require(id:)` of an absent ID throws `RepositoryError` `notFound`.
+    case requireThrowsNotFound
+    /// `count()` equals `fetchAll().count`.
+    case countMatchesFetchAll
+    /// `fetch(ids:)` returns the stored entities in the order of the IDs, skipping absent and repeated IDs.
+    case fetchIDsMatchesFetch
+    /// `delete(ids:)` removes those IDs and no others.
+    case deleteIDsRemovesOnlyThose
+
+    // batches
+    /// `save(contentsOf:)` saves every entity; with a repeated ID the later entity wins.
+    case batchIsSavedWhole
+    /// A batch that throws leaves nothing of itself behind.
+    case failedBatchLeavesNothing
+    /// A batch whose task is cancelled is saved whole or not at all.
+    case cancelledBatchIsAllOrNothing
+
+    // ordering
+    /// `fetchAll()` returns entities in the order of first insertion.
+    case fetchAllKeepsInsertionOrder
+    /// Replacing an entity keeps its place in `fetchAll()`.
+    case replacedEntityKeepsItsPlace
+    /// An entity deleted then saved again moves to the end.
+    case reinsertedEntityMovesToEnd
+
+    // queries
+    /// `fetch(_ query:)` answers what the reference answers: filter, sort (stable), offset, limit.
+    case queryMatchesReference
+    /// A query with a negative offset or limit throws `RepositoryError` `rejected`.
+    case negativeQueryBoundsAreRejected
+
+    // concurrency
+    /// After many tasks write at once, the stored state is what the successful operations imply.
+    case concurrentWritesAllLand
+    /// A task reading its own keys while others write sees exactly what it wrote.
+    case concurrentReadsSeeOwnWrites
+    /// A reader never sees part of a batch.
+    case batchesAreNeverSeenTorn
+
+    // randomized
+    /// Any sequence of operations gives the answers the reference `InMemoryRepository` gives.
+    case matchesReferenceModel
+
+    // durability
+    /// Closing and reopening the store keeps every acknowledged write, in order.
+    case survivesReopen
+
+    /// The area whose method checks this law.
+    public var area: ConformanceArea {
+        switch self {
+        case .saveIsVisible, .saveReplaces, .saveIsIdempotent, .fetchOfAbsentIDIsNil, .deleteRemoves,
+            .deleteOfAbsentIDSucceeds, .deleteAllEmpties, .requireThrowsNotFound, .countMatchesFetchAll,
+            .fetchIDsMatchesFetch, .deleteIDsRemovesOnlyThose:
+            .basics
+        case .batchIsSavedWhole, .failedBatchLeavesNothing, .cancelledBatchIsAllOrNothing: .batches
+        case .fetchAllKeepsInsertionOrder, .replacedEntityKeepsItsPlace, .reinsertedEntityMovesToEnd:
+            .ordering
+        case .queryMatchesReference, .negativeQueryBoundsAreRejected: .queries
+        case .concurrentWritesAllLand, .concurrentReadsSeeOwnWrites, .batchesAreNeverSeenTorn: .concurrency
+        case .matchesReferenceModel: .randomized
+        case .survivesReopen: .durability
+        }
+    }
+
+    /// The law's name.
+    public var description: String { rawValue }
+}
+
+/// A group of laws that ``RepositoryConformance`` checks with one method.
+public enum ConformanceArea: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Save, fetch, delete, count and their batch forms, one at a time.
+    case basics
+    /// All-or-nothing batches, proven with a fault.
+    case batches
+    /// Insertion order.
+    case ordering
+    /// Filter, sort, offset and limit.
+    case queries
+    /// Many tasks at once.
+    case concurrency
+    /// Randomized sequences compared with `InMemoryRepository`, shrunk on failure.
+    case randomized
+    /// Close and reopen (stores that persist).
+    case durability
+
+    /// The laws this area checks.
+    public var laws: [ConformanceLaw] { ConformanceLaw.allCases.filter { $0.area == self } }
+
+    /// The area's name.
+    public var description: String { rawValue }
+}
+
+/// A capability a store may lack; the laws that need it are skipped, and the report says so.
+public enum ConformanceCapability: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `save(contentsOf:)` is all or nothing (plain REST cannot promise it).
+    case atomicBatches
+    /// `fetchAll()` returns entities in the order of first insertion.
+    case insertionOrder
+
+    /// The capability's name.
+    public var description: String { rawValue }
+}

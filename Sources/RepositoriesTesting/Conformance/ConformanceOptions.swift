@@ -1,0 +1,88 @@
+import Foundation
+import Repositories
+
+/// What a store offers and how hard the conformance suite pushes it.
+///
+/// ```swift
+/// var options = ConformanceOptions<FileRepository<Note>>()
+/// options.reopen = { store in
+///     try await store.close()
+///     return try await FileRepository<Note>(fileURL: store.fileURL)
+/// }
+/// options.tearDown = { try await $0.close() }
+/// ```
+public struct ConformanceOptions<Repo: Repository>: Sendable {
+    /// Capabilities the store does not offer; the laws that need them are skipped and listed
+    /// in ``ConformanceReport/skipped``.
+    public var unsupported: Set<ConformanceCapability>
+
+    /// Closes a repository and opens it again over the same storage. Without it the
+    /// durability area is skipped (and reported as skipped).
+    public var reopen: (@Sendable (Repo) async throws -> Repo)?
+
+    /// Releases a repository the suite has finished with (close it, delete its file).
+    public var tearDown: (@Sendable (Repo) async throws -> Void)?
+
+    /// Returns an entity with ID `index` that the store cannot encode, used to make a batch
+    /// fail. ``ConformanceEntity`` supplies its own; for another entity without one, the
+    /// `failedBatchLeavesNothing` law is skipped.
+    public var makeUnencodableEntity: (@Sendable (Int) -> Repo.Entity)?
+
+    /// The seed of every randomized choice. `nil` reads `REPOSITORY_CONFORMANCE_SEED` from the
+    /// environment, or picks a fresh seed; a failure always prints the seed it used.
+    public var seed: UInt64?
+
+    /// How many tasks the concurrency area runs at once.
+    public var concurrentTasks: Int
+    /// How many operations each of those tasks performs.
+    public var operationsPerTask: Int
+    /// How many random sequences the randomized area tries.
+    public var randomizedRuns: Int
+    /// How many operations each random sequence holds.
+    public var operationsPerRun: Int
+
+    /// Creates options for a store that offers every capability, with the default effort:
+    /// 8 tasks × 1,000 operations, 30 random sequences of 40 operations.
+    public init(
+        unsupported: Set<ConformanceCapability> = [],
+        reopen: (@Sendable (Repo) async throws -> Repo)? = nil,
+        tearDown: (@Sendable (Repo) async throws -> Void)? = nil,
+        makeUnencodableEntity: (@Sendable (Int) -> Repo.Entity)? = nil,
+        seed: UInt64? = nil,
+        concurrentTasks: Int = 8,
+        operationsPerTask: Int = 1_000,
+        randomizedRuns: Int = 30,
+        operationsPerRun: Int = 40
+    ) {
+        self.unsupported = unsupported
+        self.reopen = reopen
+        self.tearDown = tearDown
+        self.makeUnencodableEntity = makeUnencodableEntity
+        self.seed = seed
+        self.concurrentTasks = concurrentTasks
+        self.operationsPerTask = operationsPerTask
+        self.randomizedRuns = randomizedRuns
+        self.operationsPerRun = operationsPerRun
+    }
+
+    func supports(_ capability: ConformanceCapability) -> Bool {
+        !unsupported.contains(capability)
+    }
+
+    /// The seed to use: the option, else the environment's, else a fresh one.
+    ///
+    /// - Throws: ``RepositoryError/Code/rejected`` when the environment variable is set but
+    ///   is not a number, rather than quietly running with another seed.
+    func resolvedSeed() throws -> UInt64 {
+        if let seed { return seed }
+        guard let text = ProcessInfo.processInfo.environment["REPOSITORY_CONFORMANCE_SEED"] else {
+            return UInt64.random(in: 1...UInt64.max)
+        }
+        guard let fromEnvironment = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
+            throw RepositoryError.rejected(
+                "REPOSITORY_CONFORMANCE_SEED is \"\(text)\", which is not a seed",
+                recovery: "Set it to the number a failure printed, such as 42, or unset it")
+        }
+        return fromEnvironment
+    }
+}

@@ -1,0 +1,75 @@
+import Repositories
+
+extension RepositoryConformance {
+    func checkBatches(_ catalog: EntityCatalog<Entity>, into report: inout ConformanceReport) async {
+        await verify(.batchIsSavedWhole, catalog, into: &report) { probe in
+            try await probe.save(contentsOf: [])
+            try await probe.expectAll([], "after an empty batch")
+            try await probe.save(contentsOf: [
+                probe.entity(1), probe.entity(2), probe.entity(3), probe.entity(2, 1),
+            ])
+            try await probe.expectAll(
+                [probe.entity(1), probe.entity(2, 1), probe.entity(3)],
+                "after a batch that repeats #2 (the later wins, in the place of the first)")
+            try await probe.save(contentsOf: [probe.entity(3, 2), probe.entity(4)])
+            try await probe.expectAll(
+                [probe.entity(1), probe.entity(2, 1), probe.entity(3, 2), probe.entity(4)],
+                "after a batch that replaces #3 and adds #4")
+        }
+
+        if !skipUnless(.atomicBatches, .failedBatchLeavesNothing, into: &report) {
+            if let makeUnencodable = options.makeUnencodableEntity {
+                var accepted = false
+                await verify(.failedBatchLeavesNothing, catalog, into: &report) { probe in
+                    let before = probe.entities([1, 2, 3])
+                    try await probe.save(contentsOf: before)
+                    let batch = [probe.entity(4), probe.entity(2, 1), makeUnencodable(5), probe.entity(6)]
+                    do {
+                        try await probe.save(contentsOf: batch)
+                    } catch {
+                        try await probe.expectAll(before, "after a batch that threw \(error)")
+                        return
+                    }
+                    // The store does not encode (it keeps values as they are), so the fault did
+                    // not fire; the batch must then be there whole.
+                    accepted = true
+                    try await probe.expectAll(
+                        [
+                            probe.entity(1), probe.entity(2, 1), probe.entity(3), probe.entity(4),
+                            makeUnencodable(5), probe.entity(6),
+                        ],
+                        "after a batch with an unencodable entity was accepted")
+                }
+                if accepted {
+                    report.notes.append(
+                        "failedBatchLeavesNothing: the store accepted an unencodable entity (it does not encode), so the batch was checked to be whole instead; batchesAreNeverSeenTorn covers its atomicity under concurrency"
+                    )
+                }
+            } else {
+                skip(
+                    .failedBatchLeavesNothing,
+                    "no ConformanceOptions.makeUnencodableEntity was given to make a batch fail",
+                    into: &report)
+            }
+        }
+
+        if !skipUnless(.atomicBatches, .cancelledBatchIsAllOrNothing, into: &report) {
+            await verify(.cancelledBatchIsAllOrNothing, catalog, into: &report) { probe in
+                try await probe.save(1)
+                let batch = probe.entities(Array(100..<600))
+                let repository = probe.repository
+                let task = Task { try await repository.save(contentsOf: batch) }
+                task.cancel()
+                let outcome = await task.result
+                probe.note("save(contentsOf: 500 entities) in a task cancelled at once → \(outcome)")
+                switch outcome {
+                case .success:
+                    try await probe.expectAll(
+                        [probe.entity(1)] + batch, "after the cancelled batch completed")
+                case .failure(let error):
+                    try await probe.expectAll([probe.entity(1)], "after the cancelled batch threw \(error)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Repositories
+
+extension AnyRepository {
+    /// A repository whose every endpoint reports a test failure naming itself and throws
+    /// `RepositoryError` `rejected`: the safe default for a dependency in tests, so no test
+    /// silently reaches a live store.
+    ///
+    /// Override the endpoints a test expects to be called:
+    ///
+    /// ```swift
+    /// var products = AnyRepository<Product, Int>.unimplemented("products")
+    /// products.onFetchAll = { [.milk, .bread] }
+    /// ```
+    ///
+    /// - Parameter name: a name for the dependency, shown in the failure.
+    public static func unimplemented(
+        _ name: String = "AnyRepository<\(Entity.self), \(ID.self)>",
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) -> AnyRepository {
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        @Sendable func fail(_ operation: RepositoryOperation) -> RepositoryError {
+            let message =
+                "Unimplemented: \(name).\(operation) was called. Set \(name).\(endpoint(operation)) in this test if the call is expected."
+            reportTestFailure(message, at: location)
+            return RepositoryError.rejected(message)
+        }
+        return AnyRepository(
+            fetch: { _ in throw fail(.fetch) },
+            fetchAll: { throw fail(.fetchAll) },
+            save: { _ in throw fail(.save) },
+            saveContentsOf: { _ in throw fail(.saveContentsOf) },
+            delete: { _ in throw fail(.delete) },
+            deleteAll: { throw fail(.deleteAll) },
+            fetchIDs: { _ in throw fail(.fetchIDs) },
+            fetchQuery: { _ in throw fail(.fetchQuery) },
+            count: { throw fail(.count) },
+            deleteIDs: { _ in throw fail(.deleteIDs) })
+    }
+
+    private static func endpoint(_ operation: RepositoryOperation) -> String {
+        switch operation {
+        case .fetch: "onFetch"
+        case .fetchAll: "onFetchAll"
+        case .save: "onSave"
+        case .saveContentsOf: "onSaveContentsOf"
+        case .delete: "onDelete"
+        case .deleteAll: "onDeleteAll"
+        case .fetchIDs: "onFetchIDs"
+        case .fetchQuery: "onFetchQuery"
+        case .count: "onCount"
+        case .deleteIDs: "onDeleteIDs"
+        }
+    }
+}
