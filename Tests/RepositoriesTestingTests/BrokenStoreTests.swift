@@ -1,0 +1,102 @@
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// The suite's own tests: each deliberately broken store is caught by the law that names
+/// its defect, and the failure says how to reproduce it.
+@Suite struct BrokenStoreTests {
+    /// Runs the whole suite against a store with `defect` and returns the failure it threw.
+    func failure(of defect: BrokenRepository<ConformanceEntity>.Defect, seed: UInt64 = 7) async throws
+        -> ConformanceFailure
+    {
+        let suite = RepositoryConformance(
+            options: ConformanceOptions(seed: seed),
+            makeRepository: { BrokenRepository<ConformanceEntity>(defect) })
+        let error = await #expect(throws: ConformanceFailure.self) { try await suite.run() }
+        return try #require(error)
+    }
+
+    @Test func storeThatLosesAWriteIsCaughtBySaveIsVisible() async throws {
+        let failure = try await failure(of: .losesEveryThirdSave)
+        #expect(failure.brokenLaws.contains(.saveIsVisible))
+        #expect(
+            failure.brokenLaws.contains(.concurrentWritesAllLand)
+                || failure.brokenLaws.contains(.concurrentReadsSeeOwnWrites))
+    }
+
+    @Test func nonAtomicBatchIsCaughtByFailedBatchLeavesNothing() async throws {
+        let failure = try await failure(of: .nonAtomicBatch)
+        #expect(failure.brokenLaws.contains(.failedBatchLeavesNothing))
+        let violation = try #require(failure.violations.first { $0.law == .failedBatchLeavesNothing })
+        #expect(violation.operations.contains { $0.contains("unencodable") })
+    }
+
+    @Test func wrongOrderIsCaughtByTheOrderingLaws() async throws {
+        let failure = try await failure(of: .reversedOrder)
+        #expect(failure.brokenLaws.contains(.fetchAllKeepsInsertionOrder))
+        #expect(failure.brokenLaws.contains(.replacedEntityKeepsItsPlace))
+        #expect(failure.brokenLaws.contains(.reinsertedEntityMovesToEnd))
+    }
+
+    @Test func throwingOnAbsentDeleteIsCaughtByDeleteOfAbsentIDSucceeds() async throws {
+        let failure = try await failure(of: .throwsOnAbsentDelete)
+        #expect(failure.brokenLaws.contains(.deleteOfAbsentIDSucceeds))
+        let violation = try #require(failure.violations.first { $0.law == .deleteOfAbsentIDSucceeds })
+        #expect(violation.operations.last?.contains("threw") == true)
+    }
+
+    @Test func tornBatchIsCaughtByBatchesAreNeverSeenTorn() async throws {
+        let failure = try await failure(of: .tornBatches)
+        #expect(failure.brokenLaws == [.batchesAreNeverSeenTorn])
+    }
+
+    @Test func subtleDefectIsCaughtByTheModelAndShrunk() async throws {
+        let failure = try await failure(of: .deleteIDsSkipsLast, seed: 42)
+        #expect(failure.brokenLaws.contains(.deleteIDsRemovesOnlyThose))
+        let randomized = try #require(failure.violations.first { $0.law == .matchesReferenceModel })
+        #expect(randomized.seed == 42)
+        #expect(randomized.operations.count <= 4, "shrunk to \(randomized.operations)")
+        #expect(randomized.operations.contains { $0.hasPrefix("delete(ids:") })
+        #expect(failure.description.contains("seed 42"))
+    }
+
+    @Test func aSeedReproducesTheSameShrunkSequence() async throws {
+        let first = try await failure(of: .deleteIDsSkipsLast, seed: 1_234)
+        let second = try await failure(of: .deleteIDsSkipsLast, seed: 1_234)
+        let firstSequence = first.violations.first { $0.law == .matchesReferenceModel }?.operations
+        let secondSequence = second.violations.first { $0.law == .matchesReferenceModel }?.operations
+        #expect(firstSequence != nil)
+        #expect(firstSequence == secondSequence)
+    }
+
+    @Test func unsupportedCapabilitiesAreSkippedNotPassed() async throws {
+        let suite = RepositoryConformance(
+            options: ConformanceOptions(unsupported: [.insertionOrder, .atomicBatches]),
+            makeRepository: { BrokenRepository<ConformanceEntity>(.reversedOrder) })
+        let report = try await suite.run()
+        let skipped = Set(report.skipped.map(\.law))
+        #expect(
+            skipped == [
+                .fetchAllKeepsInsertionOrder, .replacedEntityKeepsItsPlace, .reinsertedEntityMovesToEnd,
+                .failedBatchLeavesNothing, .cancelledBatchIsAllOrNothing, .batchesAreNeverSeenTorn,
+                .survivesReopen,
+            ])
+        #expect(skipped.isDisjoint(with: report.passed))
+        #expect(report.description.contains("skipped"))
+    }
+
+    @Test func aRepositoryThatIsNotEmptyAtStartIsReported() async throws {
+        let suite = RepositoryConformance(makeRepository: {
+            InMemoryRepository([ConformanceEntity.make(index: 500, revision: 0)])
+        })
+        let failure = try await #require(throws: ConformanceFailure.self) { try await suite.basics() }
+        #expect(failure.violations.allSatisfy { $0.message.contains("must return an empty one") })
+    }
+
+    @Test func makeEntityThatRepeatsAnIDIsASetupError() async throws {
+        let suite = RepositoryConformance(
+            makeRepository: { InMemoryRepository<ConformanceEntity>() },
+            makeEntity: { index, revision in ConformanceEntity.make(index: index % 10, revision: revision) })
+        await #expect(throws: ConformanceSetupError.self) { try await suite.basics() }
+    }
+}

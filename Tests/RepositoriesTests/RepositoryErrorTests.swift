@@ -1,0 +1,69 @@
+import Foundation
+import Repositories
+import Testing
+
+@Suite struct RepositoryErrorTests {
+    struct Underlying: Error, CustomStringConvertible {
+        var description: String { "disk said no" }
+    }
+
+    @Test func descriptionNamesTheRecordThePlaceAndWhatToDo() {
+        let error = RepositoryError.corrupted(
+            "The record's checksum does not match", location: "/data/products.store", offset: 4_096)
+        #expect(error.description.contains("corrupted"))
+        #expect(error.description.contains("/data/products.store"))
+        #expect(error.description.contains("offset 4096"))
+        #expect(error.description.contains("backup"))
+    }
+
+    @Test func theUnderlyingErrorIsKept() {
+        let error = RepositoryError.decodingFailed(
+            record: "id 7", location: "products.store", underlying: Underlying())
+        #expect(error.underlying is Underlying)
+        #expect(error.description.contains("disk said no"))
+        #expect(error.description.contains("record id 7"))
+    }
+
+    @Test func notFoundNamesTheID() {
+        #expect(RepositoryError.notFound(id: 42).description.contains("id 42"))
+        #expect(RepositoryError.notFound(id: 42).id == "42")
+    }
+
+    @Test func everyCategoryIsDistinct() {
+        let errors: [RepositoryError] = [
+            .notFound(id: 1), .unavailable("down"), .timedOut(after: .seconds(1), operation: "fetch(id:)"),
+            .circuitOpen(retryAfter: .seconds(30)), .rejected("read-only"), .conflict("changed"),
+            .locked(location: "a.store"), .corrupted("bad", location: "a.store"),
+            .encodingFailed(id: "1", underlying: Underlying()),
+            .decodingFailed(record: "1", underlying: Underlying()),
+            .closed(),
+        ]
+        #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.allCases))
+    }
+
+    @Test func aCatchClauseCanMatchOnTheCode() {
+        func classify(_ error: any Error) -> String {
+            do {
+                throw error
+            } catch let error as RepositoryError where error.code == .locked {
+                return "locked"
+            } catch let error as RepositoryError where error.code == .notFound {
+                return "not found"
+            } catch {
+                return "other"
+            }
+        }
+        #expect(classify(RepositoryError.locked(location: "x")) == "locked")
+        #expect(classify(RepositoryError.notFound(id: 3)) == "not found")
+        #expect(classify(CancellationError()) == "other")
+    }
+
+    @Test func requireThrowsNotFoundNamingTheID() async {
+        let store = InMemoryRepository<Item>()
+        let error = await #expect(throws: RepositoryError.self) { try await store.require(id: "missing") }
+        #expect(error?.code == .notFound)
+        #expect(error?.id == "missing")
+    }
+
+    struct Item: Identifiable, Sendable { var id: String }
+}
