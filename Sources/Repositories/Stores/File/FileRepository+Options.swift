@@ -1,0 +1,62 @@
+import Foundation
+
+extension FileRepository {
+    /// When a write reaches the disk itself, not only the operating system's cache.
+    public enum Durability: Sendable, Hashable {
+        /// `save` returns only after the data is on disk (fsync). Concurrent writers share
+        /// one fsync (group commit). Survives a process kill, an OS crash and power loss.
+        case everyWrite
+        /// `save` returns once the operating system has the data; the file is flushed to disk
+        /// at most `interval` later. Survives a process kill; an OS crash or power loss may
+        /// lose the writes of the last `interval`. For caches.
+        case interval(Duration)
+        /// `save` returns once the operating system has the data; the file is flushed only on
+        /// `close()` and compaction. Survives a process kill; an OS crash or power loss may
+        /// lose every write since the last flush. For caches you can rebuild.
+        case never
+    }
+
+    /// What opening does with a record that no longer decodes (the model changed).
+    public enum UndecodableRecords: Sendable, Hashable {
+        /// Opening throws `decodingFailed` naming the record; nothing is changed.
+        case fail
+        /// Undecodable records are copied, with their offsets, to a side file next to the
+        /// store (`<store>.undecodable.jsonl`), and the store opens with the rest.
+        case setAside
+    }
+
+    /// How a ``FileRepository`` writes, locks and reads.
+    public struct Options: Sendable {
+        /// When writes reach the disk; `.everyWrite` unless you say otherwise.
+        public var durability: Durability
+        /// How long opening waits for another holder of the store to let go before throwing
+        /// `locked`; `nil` (the default) throws at once.
+        public var lockWait: Duration?
+        /// What opening does with a record that no longer decodes.
+        public var undecodableRecords: UndecodableRecords
+        /// Compaction runs when records of replaced or deleted entities outnumber live ones
+        /// and exceed this count.
+        public var compactionThreshold: Int
+        /// Makes the encoder entities are written with.
+        public var makeEncoder: @Sendable () -> JSONEncoder
+        /// Makes the decoder entities are read with.
+        public var makeDecoder: @Sendable () -> JSONDecoder
+
+        /// Creates options; every parameter has a safe default.
+        public init(
+            durability: Durability = .everyWrite,
+            lockWait: Duration? = nil,
+            undecodableRecords: UndecodableRecords = .fail,
+            compactionThreshold: Int = 1_024,
+            makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
+            makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+        ) {
+            self.durability = durability
+            self.lockWait = lockWait
+            self.undecodableRecords = undecodableRecords
+            self.compactionThreshold = compactionThreshold
+            self.makeEncoder = makeEncoder
+            self.makeDecoder = makeDecoder
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A durable store in one file: an append-only journal with a checksum on every record,
+/// group commit, compaction by atomic rewrite, and an exclusive lock.
+///
+/// ```swift
+/// let todos = try await FileRepository<Todo>(fileURL: documents.appending(path: "todos.store"))
+/// try await todos.save(todo)        // on disk when this returns
+/// try await todos.close()
+/// ```
+///
+/// ## Guarantees
+///
+/// - **Nothing acknowledged is lost.** With the default ``Durability/everyWrite``, `save`,
+///   `delete` and their batch forms return only after the data is on disk (fsync), so it
+///   survives `kill -9`, an OS crash and power loss. Writers that arrive together share one
+///   fsync (group commit).
+/// - **All or nothing.** A batch is one record with one checksum: after a crash it is there
+///   whole or not at all. An entity that cannot be encoded throws `encodingFailed` and
+///   nothing of its call is written. A write that fails is cut back off the file.
+/// - **Damage is reported, never papered over.** On open, a torn final record (a crash in
+///   mid-write, never acknowledged) is dropped and the file truncated to the last good
+///   record. Any other damage throws `corrupted` naming the file and byte offset, and leaves
+///   the file byte-for-byte as it was. A record that no longer decodes throws
+///   `decodingFailed` naming it, unless ``UndecodableRecords/setAside`` was chosen. No mode
+///   answers with an empty list for a store that holds data it could not read.
+/// - **One user at a time.** The file is locked exclusively: a second opener, in this
+///   process or another, gets `locked` at once (or after ``Options/lockWait``).
+///
+/// ## Cost
+///
+/// Reads are served from an in-memory index and cost what ``InMemoryRepository``'s do.
+/// A save appends one record: O(1) amortized however large the store. A batch of any size
+/// is one write and one fsync. Opening reads the file once: linear in its size. When
+/// records of replaced and deleted entities outnumber live ones, the store rewrites a
+/// snapshot to a temporary file, flushes it, renames it over the store and flushes the
+/// directory, so a crash at any point of compaction loses nothing.
+///
+/// Blocking file calls run on the store's own serial queue, never on Swift's cooperative
+/// thread pool. A write whose task is cancelled before it is queued throws
+/// `CancellationError`; once queued it completes, so the answer is always the truth.
+///
+/// The byte layout is in Docs/Durability.md.
+public final class FileRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
+where Entity.ID: Codable & Sendable {
+    /// The type that identifies an entity.
+    public typealias ID = Entity.ID
+
+    /// The store's file.
+    public let fileURL: URL
+    /// How the store writes, locks and reads.
+    public let options: Options
+    /// How many undecodable records opening set aside (with ``UndecodableRecords/setAside``).
+    public let setAsideRecordCount: Int
+
+    let state: Mutex<FileState<Entity>>
+    let writer: DispatchQueue
+    let journal: JournalBox
+
+    /// Opens the store at `fileURL`, creating it when no file is there.
+    ///
+    /// - Throws: `locked` when another process or instance holds the store; `corrupted`
+    ///   naming the offset when the file is damaged or is not a store (the file is left as
+    ///   it was); `decodingFailed` naming the record when one no longer decodes; `rejected`
+    ///   for a directory or a path that cannot be created.
+    public init(fileURL: URL, options: Options = Options()) async throws {
+        let path = fileURL.path
+        let queue = DispatchQueue(label: "Repositories.FileRepository \(fileURL.lastPathComponent)")
+        let deadline = options.lockWait.map { ContinuousClock.now.advanced(by: $0) }
+        var opened: OpenedJournal<Entity>
+        while true {
+            do {
+                opened = try await Self.onQueue(queue) { try Self.openJournal(at: path, options: options) }
+                break
+            } catch let error as RepositoryError where error.code == .locked {
+                guard let deadline, ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        self.fileURL = fileURL
+        self.options = options
+        self.setAsideRecordCount = opened.setAside
+        self.writer = queue
+        self.journal = JournalBox(opened.file)
+        self.state = Mutex(
+            FileState(index: opened.index, fileLength: opened.fileLength, totalRecords: opened.totalRecords))
+    }
+
+    deinit {
+        // Releasing the last reference closes the descriptor, and with it the lock.
+        journal.file?.close()
+    }
+
+    // MARK: Reading
+
+    /// - Complexity: O(1).
+    public func fetch(id: ID) async throws -> Entity? {
+        try state.withLock { state in
+            try state.checkUsable(fileURL)
+            return state.index.entity(for: id)
+        }
+    }
+
+    /// - Complexity: O(*n*).
+    public func fetchAll() async throws -> [Entity] {
+        try state.withLock { state in
+            try state.checkUsable(fileURL)
+            return state.index.all()
+        }
+    }
+
+    /// - Complexity: O(*m*) for *m* IDs.
+    public func fetch(ids: [ID]) async throws -> [Entity] {
+        try state.withLock { state in
+            try state.checkUsable(fileURL)
+            var seen = Set<ID>(minimumCapacity: ids.count)
+            return ids.compactMap { seen.insert($0).inserted ? state.index.entity(for: $0) : nil }
+        }
+    }
+
+    /// Takes a snapshot under the lock, then filters and sorts outside it.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        return try query.apply(to: await fetchAll())
+    }
+
+    /// - Complexity: O(1).
+    public func count() async throws -> Int {
+        try state.withLock { state in
+            try state.checkUsable(fileURL)
+            return state.index.count
+        }
+    }
+
+    // MARK: Writing
+
+    /// Appends a save record; returns once it is durable (per ``Options/durability``).
+    ///
+    /// - Throws: `encodingFailed` (nothing written) when the entity cannot be encoded.
+    /// - Complexity: O(1) amortized.
+    public func save(_ entity: Entity) async throws {
+        try Task.checkCancellation()
+        let payload = try encode(entity, with: options.makeEncoder())
+        try await submit(JournalFormat.record(.save, payload: payload), .save(entity))
+    }
+
+    /// Appends the whole batch as one record with one checksum, in one write and one fsync.
+    ///
+    /// - Throws: `encodingFailed` naming the entity when one cannot be encoded; nothing is written.
+    public func save(contentsOf entities: [Entity]) async throws {
+        try Task.checkCancellation()
+        if entities.isEmpty { return }
+        let encoder = options.makeEncoder()
+        let encoded = try entities.map { try encode($0, with: encoder) }
+        try await submit(
+            JournalFormat.record(.batch, payload: JournalFormat.batchPayload(encoded)), .saveBatch(entities))
+    }
+
+    /// Appends a delete record; deleting an absent ID writes nothing and succeeds.
+    public func delete(id: ID) async throws {
+        try await delete(ids: [id])
+    }
+
+    /// Appends one delete record for the IDs that are stored; absent IDs are skipped.
+    public func delete(ids: [ID]) async throws {
+        try Task.checkCancellation()
+        let present = try state.withLock { state in
+            try state.checkUsable(fileURL)
+            return ids.filter { state.index.entries[$0] != nil }
+        }
+        if present.isEmpty { return }
+        let payload = try encodeIDs(present)
+        try await submit(JournalFormat.record(.delete, payload: payload), .delete(present))
+    }
+
+    /// Appends a clear record.
+    public func deleteAll() async throws {
+        try Task.checkCancellation()
+        try await submit(JournalFormat.record(.clear, payload: []), .clear)
+    }
+
+    // MARK: Closing
+
+    /// Waits for queued writes, flushes the file, and releases the lock. Later calls throw
+    /// `closed`; closing again does nothing.
+    public func close() async throws {
+        let wasOpen = state.withLock { state in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard wasOpen else { return }
+        try await Self.onQueue(writer) { [self] in
+            defer { journal.file?.close() }
+            if state.withLock({ $0.unsynchronized }), let file = journal.file { try file.synchronize() }
+        }
+    }
+
+    // MARK: Encoding
+
+    func encode(_ entity: Entity, with encoder: JSONEncoder) throws -> [UInt8] {
+        do {
+            return Array(try encoder.encode(entity))
+        } catch {
+            throw RepositoryError.encodingFailed(id: "\(entity.id)", underlying: error)
+        }
+    }
+
+    func encodeIDs(_ ids: [ID]) throws -> [UInt8] {
+        do {
+            return Array(try options.makeEncoder().encode(ids))
+        } catch {
+            throw RepositoryError.encodingFailed(id: ids.first.map { "\($0)" }, underlying: error)
+        }
+    }
+
+    /// Runs blocking work on `queue` and returns its result to the calling task.
+    static func onQueue<T: Sendable>(_ queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T)
+        async throws -> T
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}
+
+/// The journal's descriptor, touched only on the store's writer queue (and at deinit, when
+/// no other reference is left).
+final class JournalBox: @unchecked Sendable {
+    var file: JournalFile?
+    init(_ file: JournalFile) { self.file = file }
+}
