@@ -20,7 +20,19 @@ let package = Package(
             dependencies: ["Repositories"],
             path: "Examples/QuickStart"
         ),
-        .testTarget(name: "RepositoriesTests", dependencies: ["Repositories", "RepositoriesTesting"]),
+        // Test support shared by the test targets and the crash fixture: entities with
+        // String and UUID IDs, temporary directories, the child-process driver.
+        .target(name: "RepositoriesTestSupport", dependencies: ["Repositories"], path: "Tests/RepositoriesTestSupport"),
+        // A child process the durability tests kill with SIGKILL.
+        .executableTarget(
+            name: "RepositoriesCrashFixture",
+            dependencies: ["Repositories", "RepositoriesTestSupport"],
+            path: "Tests/RepositoriesCrashFixture"
+        ),
+        .testTarget(
+            name: "RepositoriesTests",
+            dependencies: ["Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture"]
+        ),
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
     ],
     swiftLanguageModes: [.v6]

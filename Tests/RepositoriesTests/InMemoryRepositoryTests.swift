@@ -1,4 +1,5 @@
 import Repositories
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 

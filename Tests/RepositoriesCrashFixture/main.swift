@@ -1,0 +1,67 @@
+// A child process for the durability tests: it opens a store and works on it until it is
+// killed, printing each ID once the call that saved it has returned.
+//
+//   RepositoriesCrashFixture save-loop <store-path> <first-id>   save forever; print acknowledged IDs
+//   RepositoriesCrashFixture hold <store-path>                   open, print "opened", hold until stdin closes
+//   RepositoriesCrashFixture write <store-path> <first-id> <count>  save <count> entities, close, print "done"
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+
+/// Writes a line straight to standard output (one write, no buffering), so the parent
+/// reads exactly what was acknowledged before the kill.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(
+        Data("usage: RepositoriesCrashFixture save-loop|hold|write <store-path> …\n".utf8))
+    exit(2)
+}
+let url = URL(fileURLWithPath: arguments[2])
+
+do {
+    switch arguments[1] {
+    case "save-loop":
+        let store = try await FileRepository<FixtureEntity>(fileURL: url)
+        say("ready")
+        var next = Int(arguments[3]) ?? 0
+        while true {
+            if next % 7 == 0 {
+                let batch = (next..<(next + 5)).map(FixtureEntity.make)
+                try await store.save(contentsOf: batch)
+                for entity in batch { say("\(entity.id)") }
+                next += 5
+            } else {
+                try await store.save(FixtureEntity.make(next))
+                say("\(next)")
+                next += 1
+            }
+        }
+    case "hold":
+        let store = try await FileRepository<FixtureEntity>(fileURL: url)
+        say("opened")
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        try await store.close()
+        say("closed")
+    case "write":
+        let first = Int(arguments[3]) ?? 0
+        let count = Int(arguments[4]) ?? 0
+        let store = try await FileRepository<FixtureEntity>(
+            fileURL: url, options: FileRepository.Options(lockWait: .seconds(30)))
+        for id in first..<(first + count) { try await store.save(FixtureEntity.make(id)) }
+        try await store.close()
+        say("done")
+    default:
+        FileHandle.standardError.write(Data("unknown command \(arguments[1])\n".utf8))
+        exit(2)
+    }
+} catch let error as RepositoryError where error.code == .locked {
+    say("locked")
+    exit(3)
+} catch {
+    say("error: \(error)")
+    exit(1)
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// An entity with a `String` ID, for running the conformance suite on author entities.
+public struct Note: Identifiable, Codable, Sendable, Equatable {
+    /// A string ID with a non-ASCII character.
+    public var id: String
+    /// Content that changes with the revision.
+    public var text: String
+
+    /// The note for `index` at `revision`.
+    public static func make(index: Int, revision: Int) -> Note {
+        Note(id: "note-\(index)-ü", text: "revision \(revision) of note \(index)")
+    }
+}
+
+/// An entity with a `UUID` ID derived from its index.
+public struct Ticket: Identifiable, Codable, Sendable, Equatable {
+    /// A UUID made from the index.
+    public var id: UUID
+    /// Content that changes with the revision.
+    public var seat: Int
+    /// An optional that is `nil` on even revisions.
+    public var holder: String?
+
+    /// The ticket for `index` at `revision`.
+    public static func make(index: Int, revision: Int) -> Ticket {
+        let hex = String(index, radix: 16)
+        let padded = String(repeating: "0", count: 12 - hex.count) + hex
+        return Ticket(
+            id: UUID(uuidString: "00000000-0000-4000-8000-\(padded)")!, seat: revision,
+            holder: revision % 2 == 0 ? nil : "holder \(revision)")
+    }
+}
+
+/// The entity the crash fixture writes: its content follows from its ID, so a reader can
+/// check what it got back.
+public struct FixtureEntity: Codable, Identifiable, Sendable, Equatable {
+    /// The ID.
+    public var id: Int
+    /// A short text with a non-ASCII character.
+    public var text: String
+    /// Up to 1,500 bytes, varying with the ID.
+    public var blob: String
+
+    /// The entity for `id`.
+    public static func make(_ id: Int) -> FixtureEntity {
+        FixtureEntity(id: id, text: "entity \(id) ✓", blob: String(repeating: "x", count: (id * 37) % 1_500))
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+import RepositoriesTesting
+import Testing
+
+/// `FileRepository` keeps every law of `Repository`, across close and reopen, with Int,
+/// String and UUID IDs.
+@Suite struct FileRepositoryConformanceTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    func suite<E: Codable & Identifiable & Sendable & Equatable>(
+        _ type: E.Type, durability: FileRepository<E>.Durability = .everyWrite,
+        makeEntity: @escaping @Sendable (Int, Int) -> E
+    ) -> RepositoryConformance<FileRepository<E>> where E.ID: Codable & Sendable {
+        let directory = self.directory
+        let options = FileRepository<E>.Options(durability: durability)
+        var conformance = ConformanceOptions<FileRepository<E>>()
+        conformance.reopen = { store in
+            try await store.close()
+            return try await FileRepository(fileURL: store.fileURL, options: options)
+        }
+        conformance.tearDown = { store in
+            try await store.close()
+            try FileManager.default.removeItem(at: store.fileURL)
+        }
+        if E.self == ConformanceEntity.self {
+            conformance.makeUnencodableEntity = { ConformanceEntity.unencodable(index: $0) as! E }
+        }
+        return RepositoryConformance(
+            options: conformance,
+            makeRepository: { try await FileRepository<E>(fileURL: directory.file(), options: options) },
+            makeEntity: makeEntity)
+    }
+
+    @Test func conformsWithIntIDs() async throws {
+        try await suite(ConformanceEntity.self, makeEntity: ConformanceEntity.make).run()
+    }
+
+    @Test func conformsWithStringIDs() async throws {
+        try await suite(Note.self, makeEntity: Note.make).run()
+    }
+
+    @Test func conformsWithUUIDIDs() async throws {
+        try await suite(Ticket.self, makeEntity: Ticket.make).run()
+    }
+
+    @Test func conformsWithRelaxedDurability() async throws {
+        try await suite(ConformanceEntity.self, durability: .never, makeEntity: ConformanceEntity.make).run()
+        try await suite(
+            ConformanceEntity.self, durability: .interval(.milliseconds(5)),
+            makeEntity: ConformanceEntity.make
+        ).run()
+    }
+}

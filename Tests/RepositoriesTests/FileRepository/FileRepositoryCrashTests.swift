@@ -1,0 +1,74 @@
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+import RepositoriesTesting
+import Testing
+
+/// Real child processes, real files, real SIGKILLs.
+@Suite(.serialized) struct FileRepositoryCrashTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    /// At least 20 kills in CI; `REPOSITORIES_CRASH_KILLS` asks for more.
+    var kills: Int {
+        max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+    }
+
+    @Test func everyAcknowledgedSaveSurvivesSIGKILL() async throws {
+        let url = directory.file()
+        var random = SeededRandomNumberGenerator(seed: 2_026)
+        var acknowledged = Set<Int>()
+        var next = 0
+        for round in 0..<kills {
+            let child = try ChildProcess(["save-loop", url.path, String(next)])
+            try child.waitForLine("ready")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...120, using: &random)))
+            let printed = child.kill().compactMap(Int.init)
+            acknowledged.formUnion(printed)
+            next = (printed.max() ?? next) + 100
+
+            let store = try await FileRepository<FixtureEntity>(fileURL: url)
+            let stored = Dictionary(uniqueKeysWithValues: try await store.fetchAll().map { ($0.id, $0) })
+            let lost = acknowledged.filter { stored[$0] != FixtureEntity.make($0) }
+            #expect(
+                lost.isEmpty,
+                "round \(round): acknowledged IDs lost or damaged after SIGKILL: \(lost.sorted().prefix(20))")
+            try await store.close()
+        }
+        #expect(acknowledged.count > kills, "the child acknowledged too few saves to prove anything")
+    }
+
+    @Test func aSecondProcessGetsLocked() async throws {
+        let url = directory.file()
+        let holder = try ChildProcess(["hold", url.path])
+        try holder.waitForLine("opened")
+
+        let error = await #expect(throws: RepositoryError.self) {
+            try await FileRepository<FixtureEntity>(fileURL: url)
+        }
+        #expect(error?.code == .locked)
+
+        let other = try ChildProcess(["hold", url.path])
+        #expect(other.finish().contains("locked"))
+        #expect(other.process.terminationStatus == 3)
+
+        #expect(holder.finish().contains("closed"))
+        let store = try await FileRepository<FixtureEntity>(fileURL: url)
+        try await store.close()
+    }
+
+    @Test func writersInTwoProcessesTakeTurnsAndLoseNothing() async throws {
+        let url = directory.file()
+        let first = try ChildProcess(["write", url.path, "0", "300"])
+        let second = try ChildProcess(["write", url.path, "1000", "300"])
+        #expect(first.finish().contains("done"))
+        #expect(second.finish().contains("done"))
+        let store = try await FileRepository<FixtureEntity>(fileURL: url)
+        let ids = Set(try await store.fetchAll().map(\.id))
+        #expect(ids == Set(0..<300).union(1_000..<1_300))
+        try await store.close()
+    }
+}
