@@ -10,11 +10,15 @@ let package = Package(
     products: [
         .library(name: "Repositories", targets: ["Repositories"]),
         .library(name: "RepositoriesTesting", targets: ["RepositoriesTesting"]),
+        .library(name: "RepositoriesSQLite", targets: ["RepositoriesSQLite"]),
         .executable(name: "QuickStart", targets: ["QuickStart"]),
     ],
     targets: [
         .target(name: "Repositories"),
         .target(name: "RepositoriesTesting", dependencies: ["Repositories"]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "RepositoriesSQLite", dependencies: ["Repositories", "CSQLite"]),
         .executableTarget(
             name: "QuickStart",
             dependencies: ["Repositories"],
@@ -34,6 +38,7 @@ let package = Package(
             dependencies: ["Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture"]
         ),
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
+        .testTarget(name: "RepositoriesSQLiteTests", dependencies: ["RepositoriesSQLite", "RepositoriesTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

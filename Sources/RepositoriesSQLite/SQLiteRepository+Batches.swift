@@ -1,0 +1,69 @@
+import Foundation
+import Repositories
+
+extension SQLiteRepository {
+    /// Saves every entity of `entities` in one transaction: all of them, or none.
+    ///
+    /// Every entity is encoded before the database is touched, so an entity that cannot be
+    /// encoded throws `encodingFailed` and writes nothing. Any SQLite error rolls the whole
+    /// batch back. With a repeated ID, the later entity wins, in the place of the first.
+    ///
+    /// - Complexity: O(*m* log *n*) for *m* entities; one commit (one fsync) for the batch.
+    public func save(contentsOf entities: [Entity]) async throws {
+        try Task.checkCancellation()
+        let rows = try entities.map(encode)
+        try await database.upsert(contentsOf: rows)
+    }
+
+    /// Returns the entities stored under `ids`, in the order of `ids`, skipping absent and
+    /// repeated IDs.
+    ///
+    /// Runs as `SELECT … WHERE id IN (…)`, split into chunks within SQLite's parameter limit
+    /// and read in one transaction, so the answer is one consistent snapshot.
+    ///
+    /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not decode.
+    /// - Complexity: O(*m* log *n*) for *m* IDs.
+    public func fetch(ids: [ID]) async throws -> [Entity] {
+        try Task.checkCancellation()
+        let keys = try distinctKeys(ids)
+        let bodies = try await database.bodies(for: keys)
+        var found: [Entity] = []
+        found.reserveCapacity(bodies.count)
+        for key in keys {
+            guard let body = bodies[key] else { continue }
+            found.append(try decode(SQLiteRow(key: key, body: body)))
+        }
+        return found
+    }
+
+    /// Removes the entities stored under `ids`, skipping absent ones, in one transaction
+    /// however long the list: all of them go, or (on an error) none.
+    ///
+    /// - Complexity: O(*m* log *n*) for *m* IDs.
+    public func delete(ids: [ID]) async throws {
+        try Task.checkCancellation()
+        try await database.delete(distinctKeys(ids))
+    }
+
+    /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
+    ///
+    /// The filter and sort keys are Swift closures, so SQLite cannot run them.
+    ///
+    /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
+    /// - Complexity: O(*n* log *n*) when the query sorts, O(*n*) otherwise.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        return try query.apply(to: await fetchAll())
+    }
+
+    /// The keys of `ids`, first appearances only, in order.
+    private func distinctKeys(_ ids: [ID]) throws -> [SQLiteKey] {
+        var seen = Set<ID>(minimumCapacity: ids.count)
+        var keys: [SQLiteKey] = []
+        keys.reserveCapacity(ids.count)
+        for id in ids where seen.insert(id).inserted {
+            keys.append(try key(for: id))
+        }
+        return keys
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Repositories
+
+/// A durable repository in an SQLite database: one row per entity, the entity as JSON, in
+/// the system's SQLite.
+///
+/// ```swift
+/// let notes = try await SQLiteRepository<Note>(fileURL: documents.appending(path: "notes.sqlite"))
+/// try await notes.save(Note(id: "n1", text: "Buy milk"))
+/// let all = try await notes.fetchAll()
+/// try await notes.close()
+/// ```
+///
+/// ## Storage
+///
+/// Each repository owns one table (named after the entity type unless
+/// ``SQLiteOptions/tableName`` says otherwise) with three columns: `seq`, an INTEGER that
+/// keeps insertion order (an upsert keeps it, so a replaced entity keeps its place; a deleted
+/// then re-saved entity gets a new, larger one); `id`, the entity's ID as an INTEGER (integer
+/// IDs) or TEXT (strings, UUIDs as `uuidString`, any other ID as its JSON); and `body`, the
+/// entity as JSON text from ``SQLiteOptions/makeEncoder``. Several repositories may share one
+/// file, each with its own table.
+///
+/// ## Durability
+///
+/// The database runs in WAL mode with `synchronous=FULL` by default: once `save`, `delete`
+/// or any other write returns, it is in the write-ahead log on disk, and survives `kill -9`
+/// of the process and a power failure. ``SQLiteOptions/Synchronous`` says what the relaxed
+/// modes risk. A batch (``save(contentsOf:)``, a long ``delete(ids:)``) is one transaction:
+/// after a crash it is there whole or not at all.
+///
+/// ## Concurrency
+///
+/// A repository holds one connection, driven by an actor that runs on its own serial
+/// dispatch queue. Callers are served one at a time, in arrival order: SQLite serializes
+/// writers anyway, and one connection keeps a prepared-statement cache warm and never
+/// races itself. SQLite's calls block (an fsync per commit, a busy wait on another
+/// connection's lock), so they run on that queue rather than on Swift's cooperative thread
+/// pool, where a blocked thread would stall unrelated tasks. Encoding and decoding happen in
+/// the callers' tasks, in parallel, before and after their turn on the connection.
+///
+/// Other connections to the same file (another repository instance, another process) work
+/// beside it: WAL lets readers run while one writer writes, and a writer waits up to
+/// ``SQLiteOptions/busyTimeout`` for another's lock, then throws `RepositoryError` `locked`.
+///
+/// A task cancelled before its operation starts throws `CancellationError`; once an operation
+/// has started it runs to the end, so a cancelled batch is saved whole or not at all.
+///
+/// ## Errors
+///
+/// Every failure is a `RepositoryError` whose `underlying` error, when SQLite reported it,
+/// is an ``SQLiteError`` with SQLite's extended result code, message and SQL:
+///
+/// - another connection holding the database past the busy timeout: `locked`;
+/// - a damaged database, or a file that is not one: `corrupted`, from the initializer when
+///   the header or schema is damaged (the file is left byte-for-byte as it was), or from
+///   the operation that reads a damaged page;
+/// - an entity that cannot be encoded (a non-finite `Double`): `encodingFailed`, and nothing
+///   of that call is written;
+/// - a row whose body no longer decodes (the model changed): `decodingFailed`, naming the
+///   row's ID; never an empty or shortened answer;
+/// - a constraint or trigger refusing a write: `conflict`; a read-only file: `rejected`;
+///   an I/O error or a full disk: `unavailable`;
+/// - any call after ``close()``: `closed`.
+///
+/// ## Topics
+///
+/// ### Opening and closing
+/// - ``init(fileURL:options:)``
+/// - ``inMemory(options:)``
+/// - ``close()``
+public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
+where Entity.ID: Codable & Sendable {
+    /// The type that identifies an entity.
+    public typealias ID = Entity.ID
+
+    /// The database file, or `nil` for a repository made by ``inMemory(options:)``.
+    public let fileURL: URL?
+    /// The options the repository was opened with.
+    public let options: SQLiteOptions
+    /// The name of the table that holds the entities, unquoted.
+    public var tableName: String { database.table.name }
+
+    let database: SQLiteDatabase
+    private let encoder: JSONEncoder
+    private let decoder: JSONDecoder
+
+    /// Opens the database at `fileURL`, creating the file and the table when they do not exist.
+    ///
+    /// An empty file (zero bytes) is taken as a new database, as SQLite takes it: it is what
+    /// a process killed between creating the file and its first write leaves behind, and it
+    /// holds no data to lose.
+    ///
+    /// - Throws: `RepositoryError`:
+    ///   `corrupted` when the file is not an SQLite database or its header or schema is
+    ///   damaged (the file is left untouched, and no `-wal` or `-shm` file is created);
+    ///   `rejected` when `fileURL` is not a file URL, names a directory, when the table
+    ///   name is not allowed, or when a table of that name exists with other columns;
+    ///   `unavailable` when the file cannot be opened (a missing directory, no permission);
+    ///   `locked` when another connection holds the database past the busy timeout.
+    public convenience init(fileURL: URL, options: SQLiteOptions = SQLiteOptions()) async throws {
+        let path = try Self.databasePath(of: fileURL)
+        let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
+        let database = try await SQLiteDatabase.open(path: path, table: table, options: options)
+        self.init(database: database, fileURL: fileURL, options: options)
+    }
+
+    /// Opens a private in-memory database: the same SQL, no file, nothing kept after the
+    /// repository is released. Each call makes a new, empty database.
+    ///
+    /// For tests and previews; use ``init(fileURL:options:)`` for data that must last.
+    ///
+    /// - Throws: `RepositoryError` `rejected` when the table name is not allowed.
+    public static func inMemory(options: SQLiteOptions = SQLiteOptions()) throws -> SQLiteRepository {
+        let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
+        let database = try SQLiteDatabase.openInMemory(table: table, options: options)
+        return SQLiteRepository(database: database, fileURL: nil, options: options)
+    }
+
+    private init(database: SQLiteDatabase, fileURL: URL?, options: SQLiteOptions) {
+        self.database = database
+        self.fileURL = fileURL
+        self.options = options
+        self.encoder = options.makeEncoder()
+        self.decoder = options.makeDecoder()
+    }
+
+    /// Closes the connection, checkpointing the write-ahead log into the database file when
+    /// no other connection has the file open. Calls after it throw `RepositoryError`
+    /// `closed`; closing again does nothing.
+    ///
+    /// Releasing the repository without closing it closes the connection too; `close()`
+    /// makes the moment explicit, as before reopening or deleting the file.
+    ///
+    /// - Throws: `RepositoryError` when SQLite reports an error while closing; the
+    ///   connection is released all the same.
+    public func close() async throws {
+        try await database.close()
+    }
+
+    // MARK: Reading
+
+    /// Returns the entity stored under `id`, or `nil`.
+    ///
+    /// - Throws: `RepositoryError` `decodingFailed` naming the ID when its row does not decode.
+    /// - Complexity: O(log *n*): one lookup in the `id` index.
+    public func fetch(id: ID) async throws -> Entity? {
+        try Task.checkCancellation()
+        let key = try key(for: id)
+        guard let body = try await database.body(for: key) else { return nil }
+        return try decode(SQLiteRow(key: key, body: body))
+    }
+
+    /// Returns every entity in insertion order.
+    ///
+    /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not
+    ///   decode; never a shortened list.
+    /// - Complexity: O(*n*): one scan of the table in `seq` order.
+    public func fetchAll() async throws -> [Entity] {
+        try Task.checkCancellation()
+        return try await database.allRows().map(decode)
+    }
+
+    /// Returns how many entities are stored, counted by SQLite without decoding any.
+    public func count() async throws -> Int {
+        try await database.count()
+    }
+
+    // MARK: Writing
+
+    /// Inserts `entity`, or replaces the one stored under its ID, which keeps its place.
+    /// Durable when it returns (with the default ``SQLiteOptions/Synchronous/full``).
+    ///
+    /// - Throws: `RepositoryError` `encodingFailed` (nothing written) when the entity cannot
+    ///   be encoded; `locked` when another connection holds the database past the busy timeout.
+    public func save(_ entity: Entity) async throws {
+        try Task.checkCancellation()
+        try await database.upsert(encode(entity))
+    }
+
+    /// Removes the entity stored under `id`; removing an absent ID succeeds.
+    public func delete(id: ID) async throws {
+        try Task.checkCancellation()
+        try await database.delete(key(for: id))
+    }
+
+    /// Removes every entity of this repository's table, in one statement.
+    public func deleteAll() async throws {
+        try await database.deleteAll()
+    }
+
+    // MARK: Coding
+
+    func key(for id: ID) throws -> SQLiteKey {
+        do {
+            return try SQLiteKey(id)
+        } catch {
+            throw RepositoryError.encodingFailed(id: String(describing: id), underlying: error)
+        }
+    }
+
+    func encode(_ entity: Entity) throws -> SQLiteRow {
+        do {
+            return SQLiteRow(key: try SQLiteKey(entity.id), body: try encoder.encode(entity))
+        } catch {
+            throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
+        }
+    }
+
+    func decode(_ row: SQLiteRow) throws -> Entity {
+        do {
+            return try decoder.decode(Entity.self, from: row.body)
+        } catch {
+            throw RepositoryError.decodingFailed(
+                record: row.key.description, location: database.location, underlying: error)
+        }
+    }
+
+    private static func databasePath(of fileURL: URL) throws -> String {
+        guard fileURL.isFileURL else {
+            throw RepositoryError.rejected(
+                "\(fileURL) is not a file URL, so SQLite cannot open it",
+                recovery: "Pass a file URL, such as URL(filePath: \"/path/to/store.sqlite\")")
+        }
+        let path = fileURL.path(percentEncoded: false)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw RepositoryError.rejected(
+                "\(path) is a directory, not a database file",
+                recovery: "Pass the URL of a file, such as the directory's URL appending \"store.sqlite\"")
+        }
+        return path
+    }
+}

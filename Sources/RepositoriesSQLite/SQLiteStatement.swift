@@ -1,0 +1,109 @@
+internal import CSQLite
+import Foundation
+
+/// One prepared statement, compiled once by its ``SQLiteConnection`` and reused.
+///
+/// Not thread-safe: it is used only on its connection's executor, by one operation at a time.
+/// ``SQLiteConnection/withStatement(_:_:)`` resets it after each use, so no statement keeps a
+/// read transaction open between operations.
+final class SQLiteStatement {
+    let sql: String
+    private let handle: OpaquePointer
+
+    init(sql: String, handle: OpaquePointer) {
+        self.sql = sql
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: Binding (parameters are numbered from 1)
+
+    func bind(_ key: SQLiteKey, at index: Int32) throws {
+        switch key {
+        case .integer(let value):
+            try check(sqlite3_bind_int64(handle, index, value))
+        case .text(let value):
+            try bindText(Data(value.utf8), at: index)
+        }
+    }
+
+    /// Binds UTF-8 bytes as TEXT; SQLite copies them before returning.
+    func bindText(_ bytes: Data, at index: Int32) throws {
+        guard let length = Int32(exactly: bytes.count) else {
+            throw SQLiteError(
+                extendedCode: SQLiteError.tooBig, message: "a value of \(bytes.count) bytes is too large",
+                sql: sql)
+        }
+        let result = bytes.withUnsafeBytes { buffer -> Int32 in
+            // An empty buffer may have no address, and a null pointer would bind NULL.
+            guard let base = buffer.baseAddress, length > 0 else {
+                return csqlite_bind_text_transient(handle, index, "", 0)
+            }
+            return csqlite_bind_text_transient(
+                handle, index, base.assumingMemoryBound(to: CChar.self), length)
+        }
+        try check(result)
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row; returns `false` when the statement is done.
+    func step() throws -> Bool {
+        let result = sqlite3_step(handle)
+        switch result {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw error(result)
+        }
+    }
+
+    /// Rewinds the statement and clears its parameters so it can run again.
+    func reset() {
+        // sqlite3_reset repeats the error of the last step, which step() already threw.
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Reading columns (numbered from 0)
+
+    func int64(at column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+
+    func text(at column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The column's bytes, whatever its storage class (a TEXT column reads as its UTF-8).
+    func data(at column: Int32) -> Data {
+        // sqlite3_column_blob must come before sqlite3_column_bytes: the latter may convert.
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// The column as a key, or `nil` when it holds neither an integer nor text.
+    func key(at column: Int32) -> SQLiteKey? {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(int64(at: column))
+        case SQLITE_TEXT: return text(at: column).map(SQLiteKey.text)
+        default: return nil
+        }
+    }
+
+    // MARK: Errors
+
+    private func check(_ result: Int32) throws {
+        guard result == SQLITE_OK else { throw error(result) }
+    }
+
+    private func error(_ result: Int32) -> SQLiteError {
+        let database = sqlite3_db_handle(handle)
+        let message = sqlite3_errmsg(database).map { String(cString: $0) } ?? "no message"
+        return SQLiteError(extendedCode: result, message: message, sql: sql)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import RepositoriesSQLite
+import RepositoriesTesting
+import Testing
+
+/// The conformance suite over file-backed repositories (durability included) and in-memory
+/// ones, with `Int`, `String` and `UUID` IDs.
+@Suite struct SQLiteRepositoryConformanceTests {
+    @Test func basics() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).basics() }
+    }
+    @Test func batches() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).batches() }
+    }
+    @Test func ordering() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).ordering() }
+    }
+    @Test func queries() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).queries() }
+    }
+    @Test func concurrency() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).concurrency() }
+    }
+    @Test func randomized() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).randomized() }
+    }
+    @Test func durability() async throws {
+        try await withScratchDirectory { try await fileSuite(in: $0).durability() }
+    }
+
+    @Test func conformsWithStringIDs() async throws {
+        try await withScratchDirectory { scratch in
+            let report = try await fileSuite(
+                in: scratch, makeEntity: Note.make, makeUnencodable: Note.unencodable
+            ).run()
+            #expect(report.skipped.isEmpty)
+        }
+    }
+
+    @Test func conformsWithUUIDIDs() async throws {
+        try await withScratchDirectory { scratch in
+            let report = try await fileSuite(
+                in: scratch, makeEntity: Ticket.make, makeUnencodable: Ticket.unencodable
+            ).run()
+            #expect(report.skipped.isEmpty)
+        }
+    }
+
+    @Test func inMemoryConformsWithIntStringAndUUIDIDs() async throws {
+        try await RepositoryConformance(makeRepository: { try SQLiteRepository<ConformanceEntity>.inMemory() }
+        )
+        .check([.basics, .batches, .ordering, .queries, .concurrency, .randomized])
+        var notes = ConformanceOptions<SQLiteRepository<Note>>()
+        notes.makeUnencodableEntity = Note.unencodable
+        try await RepositoryConformance(
+            options: notes, makeRepository: { try SQLiteRepository<Note>.inMemory() }, makeEntity: Note.make
+        ).check([.basics, .batches, .ordering, .queries, .concurrency, .randomized])
+        var tickets = ConformanceOptions<SQLiteRepository<Ticket>>()
+        tickets.makeUnencodableEntity = Ticket.unencodable
+        try await RepositoryConformance(
+            options: tickets, makeRepository: { try SQLiteRepository<Ticket>.inMemory() },
+            makeEntity: Ticket.make
+        ).check([.basics, .batches, .ordering, .queries, .concurrency, .randomized])
+    }
+}
+
+/// Options for a file-backed repository: reopen closes and opens the same file; tear-down
+/// closes it and deletes its files.
+func fileOptions<Entity>(
+    makeUnencodable: (@Sendable (Int) -> Entity)? = nil
+) -> ConformanceOptions<SQLiteRepository<Entity>> {
+    var options = ConformanceOptions<SQLiteRepository<Entity>>()
+    options.reopen = { store in
+        try await store.close()
+        let fileURL = try #require(store.fileURL)
+        return try await SQLiteRepository<Entity>(fileURL: fileURL, options: store.options)
+    }
+    options.tearDown = { store in
+        try await store.close()
+        if let fileURL = store.fileURL { try removeDatabaseFiles(at: fileURL) }
+    }
+    options.makeUnencodableEntity = makeUnencodable
+    return options
+}
+
+/// The suite over `ConformanceEntity` in files of `scratch`.
+func fileSuite(in scratch: ScratchDirectory) -> RepositoryConformance<SQLiteRepository<ConformanceEntity>> {
+    RepositoryConformance(
+        options: fileOptions(),
+        makeRepository: { try await SQLiteRepository<ConformanceEntity>(fileURL: scratch.newFile()) })
+}
+
+/// The suite over the author entity `Entity` in files of `scratch`.
+func fileSuite<Entity: Equatable>(
+    in scratch: ScratchDirectory, makeEntity: @escaping @Sendable (Int, Int) -> Entity,
+    makeUnencodable: @escaping @Sendable (Int) -> Entity
+) -> RepositoryConformance<SQLiteRepository<Entity>> {
+    RepositoryConformance(
+        options: fileOptions(makeUnencodable: makeUnencodable),
+        makeRepository: { try await SQLiteRepository<Entity>(fileURL: scratch.newFile()) },
+        makeEntity: makeEntity)
+}
