@@ -26,7 +26,12 @@ final class SQLiteStatement {
         case .integer(let value):
             try check(sqlite3_bind_int64(handle, index, value))
         case .text(let value):
-            try bindText(Data(value.utf8), at: index)
+            var text = value
+            let result = text.withUTF8 { buffer -> Int32 in
+                guard let length = Int32(exactly: buffer.count) else { return SQLiteError.tooBig }
+                return bindText(buffer, length: length, at: index)
+            }
+            try check(result)
         }
     }
 
@@ -37,15 +42,20 @@ final class SQLiteStatement {
                 extendedCode: SQLiteError.tooBig, message: "a value of \(bytes.count) bytes is too large",
                 sql: sql)
         }
-        let result = bytes.withUnsafeBytes { buffer -> Int32 in
-            // An empty buffer may have no address, and a null pointer would bind NULL.
-            guard let base = buffer.baseAddress, length > 0 else {
-                return csqlite_bind_text_transient(handle, index, "", 0)
-            }
-            return csqlite_bind_text_transient(
-                handle, index, base.assumingMemoryBound(to: CChar.self), length)
+        let result = bytes.withUnsafeBytes { buffer in
+            bindText(buffer.assumingMemoryBound(to: UInt8.self), length: length, at: index)
         }
         try check(result)
+    }
+
+    private func bindText(_ buffer: UnsafeBufferPointer<UInt8>, length: Int32, at index: Int32) -> Int32 {
+        // An empty buffer may have no address, and a null pointer would bind NULL, not "".
+        guard let base = buffer.baseAddress, length > 0 else {
+            return csqlite_bind_text_transient(handle, index, "", 0)
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: Int(length)) {
+            csqlite_bind_text_transient(handle, index, $0, length)
+        }
     }
 
     // MARK: Stepping

@@ -1,0 +1,135 @@
+import Foundation
+import Repositories
+import RepositoriesSQLite
+import RepositoriesTesting
+import Testing
+
+/// Several connections to one file: writers that all land, a writer that waits for a lock
+/// and then gives up with `locked`, readers beside a writer.
+@Suite struct SQLiteRepositoryConcurrencyTests {
+    @Test func twoConnectionsWriteConcurrentlyAndNothingIsLost() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let first = try await SQLiteRepository<ConformanceEntity>(fileURL: url)
+            let second = try await SQLiteRepository<ConformanceEntity>(fileURL: url)
+            let tasksPerConnection = 4
+            let savesPerTask = 200
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (connection, store) in [first, second].enumerated() {
+                    for task in 0..<tasksPerConnection {
+                        let base = (connection * tasksPerConnection + task) * savesPerTask
+                        group.addTask {
+                            for index in base..<(base + savesPerTask) {
+                                try await store.save(.make(index: index, revision: 0))
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let total = 2 * tasksPerConnection * savesPerTask
+            #expect(try await first.count() == total)
+            #expect(try await second.count() == total)
+            try await first.close()
+            try await second.close()
+            let reopened = try await SQLiteRepository<ConformanceEntity>(fileURL: url)
+            let ids = try await reopened.fetchAll().map(\.id)
+            #expect(ids.sorted() == Array(0..<total))
+            try await reopened.close()
+        }
+    }
+
+    @Test func writerWaitsForTheBusyTimeoutThenThrowsLocked() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let options = SQLiteOptions(busyTimeout: .milliseconds(300))
+            let store = try await SQLiteRepository<Note>(fileURL: url, options: options)
+            try await store.save(.make(index: 1, revision: 0))
+            let holder = try RawDatabase(url)
+            try holder.execute("BEGIN IMMEDIATE")
+
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = try await #require(throws: RepositoryError.self) {
+                try await store.save(.make(index: 2, revision: 0))
+            }
+            let waited = clock.now - start
+            #expect(error.code == .locked)
+            #expect((error.underlying as? SQLiteError)?.code == SQLiteError.busy)
+            #expect(waited >= .milliseconds(250), "gave up after \(waited), before the busy timeout")
+            let batchError = try await #require(throws: RepositoryError.self) {
+                try await store.save(contentsOf: [.make(index: 3, revision: 0), .make(index: 4, revision: 0)])
+            }
+            #expect(batchError.code == .locked)
+
+            try holder.execute("COMMIT")
+            try await store.save(.make(index: 2, revision: 0))
+            #expect(
+                try await store.fetchAll() == [.make(index: 1, revision: 0), .make(index: 2, revision: 0)])
+            try await store.close()
+        }
+    }
+
+    @Test func readersAreNotBlockedByAnotherConnectionsWrite() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let options = SQLiteOptions(busyTimeout: .milliseconds(100))
+            let store = try await SQLiteRepository<ConformanceEntity>(fileURL: url, options: options)
+            try await store.save(.make(index: 1, revision: 0))
+            let writer = try RawDatabase(url)
+            try writer.execute(#"BEGIN IMMEDIATE; DELETE FROM "ConformanceEntity""#)
+            // The uncommitted delete is invisible, and reading does not wait for it.
+            #expect(try await store.fetchAll() == [.make(index: 1, revision: 0)])
+            #expect(try await store.fetch(ids: [1, 2]) == [.make(index: 1, revision: 0)])
+            let another = try await SQLiteRepository<ConformanceEntity>(fileURL: url, options: options)
+            #expect(try await another.count() == 1)
+            try writer.execute("ROLLBACK")
+            try await another.close()
+            try await store.close()
+        }
+    }
+
+    @Test func writersWaitingOnALockDoNotStallOtherTasks() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let options = SQLiteOptions(busyTimeout: .seconds(3))
+            var opened: [SQLiteRepository<Note>] = []
+            for _ in 0..<4 { opened.append(try await SQLiteRepository<Note>(fileURL: url, options: options)) }
+            let stores = opened
+            let holder = try RawDatabase(url)
+            try holder.execute("BEGIN IMMEDIATE")
+            // More blocked writers than the machine has cooperative threads: if their busy
+            // waits ran on the cooperative pool, the task below could not run until they gave up.
+            let writers = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, store) in stores.enumerated() {
+                        group.addTask { try await store.save(.make(index: index, revision: 0)) }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let answer = await Task.detached { (1...1_000).reduce(0, +) }.value
+            let elapsed = clock.now - start
+            #expect(answer == 500_500)
+            #expect(elapsed < .seconds(1), "an unrelated task waited \(elapsed) behind blocked SQLite calls")
+            try holder.execute("COMMIT")
+            try await writers.value
+            #expect(try await stores[0].count() == stores.count)
+            for store in stores { try await store.close() }
+        }
+    }
+
+    @Test func operationCancelledBeforeItStartsWritesNothing() async throws {
+        let store = try SQLiteRepository<Note>.inMemory()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await store.save(.make(index: 1, revision: 0))
+        }
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(try await store.count() == 0)
+    }
+}
