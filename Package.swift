@@ -17,7 +17,10 @@ let package = Package(
         .target(name: "Repositories"),
         .target(name: "RepositoriesTesting", dependencies: ["Repositories"]),
         .systemLibrary(
-            name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         .target(name: "RepositoriesSQLite", dependencies: ["Repositories", "CSQLite"]),
         .executableTarget(
             name: "QuickStart",
@@ -38,7 +41,10 @@ let package = Package(
             dependencies: ["Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture"]
         ),
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
-        .testTarget(name: "RepositoriesSQLiteTests", dependencies: ["RepositoriesSQLite", "RepositoriesTesting"]),
+        .testTarget(
+            name: "RepositoriesSQLiteTests",
+            dependencies: ["RepositoriesSQLite", "RepositoriesTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
