@@ -77,6 +77,11 @@ actor SQLiteDatabase {
                 _ = try connection.text("PRAGMA journal_mode=WAL")
             }
             try connection.execute("PRAGMA synchronous=\(options.synchronous.pragmaValue)")
+            if options.synchronous == .full {
+                // On Apple platforms fsync leaves data in the drive's cache; F_FULLFSYNC flushes
+                // it. SQLite ignores this pragma elsewhere.
+                try connection.execute("PRAGMA fullfsync=ON")
+            }
             try connection.execute(table.createTable)
             try checkShape(of: table, on: connection, location: location)
             return connection

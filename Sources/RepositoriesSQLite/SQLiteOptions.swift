@@ -13,7 +13,9 @@ public struct SQLiteOptions: Sendable {
     public enum Synchronous: String, Sendable, Hashable, CaseIterable {
         /// Every commit syncs the write-ahead log to disk before returning. Once a save
         /// returns, it survives the process being killed, the operating system crashing and
-        /// the power failing. The default.
+        /// the power failing. On Apple platforms this also turns on `PRAGMA fullfsync`, since
+        /// their `fsync` leaves data in the drive's cache; that makes each commit slower there.
+        /// The default.
         case full
         /// Commits are written to the log but synced only at checkpoints. A save that returned
         /// survives the process being killed, but the last ones may be rolled back (never

@@ -45,17 +45,6 @@ extension SQLiteRepository {
         try await database.delete(distinctKeys(ids))
     }
 
-    /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
-    ///
-    /// The filter and sort keys are Swift closures, so SQLite cannot run them.
-    ///
-    /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
-    /// - Complexity: O(*n* log *n*) when the query sorts, O(*n*) otherwise.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try query.validate()
-        return try query.apply(to: await fetchAll())
-    }
-
     /// The keys of `ids`, first appearances only, in order.
     private func distinctKeys(_ ids: [ID]) throws -> [SQLiteKey] {
         var seen = Set<ID>(minimumCapacity: ids.count)

@@ -161,6 +161,17 @@ where Entity.ID: Codable & Sendable {
         return try await database.allRows().map(decode)
     }
 
+    /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
+    ///
+    /// The filter and sort keys are Swift closures, so SQLite cannot run them.
+    ///
+    /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
+    /// - Complexity: O(*n* log *n*) when the query sorts, O(*n*) otherwise.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        return try query.apply(to: await fetchAll())
+    }
+
     /// Returns how many entities are stored, counted by SQLite without decoding any.
     public func count() async throws -> Int {
         try await database.count()
