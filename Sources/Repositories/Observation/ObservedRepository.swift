@@ -1,0 +1,172 @@
+/// A repository that announces every change made through it, and offers live streams of
+/// one entity or of the whole collection.
+///
+/// ```swift
+/// let todos = FileRepository<Todo>(fileURL: url).observed()
+///
+/// // A list screen: the current todos at once, then again after every change.
+/// for try await list in todos.valuesAll() { render(list) }
+///
+/// // A detail screen for one todo.
+/// for try await todo in todos.values(id: id) { render(todo) }   // nil once deleted
+///
+/// // Everything that happens.
+/// for await change in todos.changes() { log(change) }
+/// ```
+///
+/// - Writes pass through to the base. After a write returns, its change (`saved`, `deleted`,
+///   `deletedAll`) is sent to every subscriber. After a write throws, it may still have
+///   landed (a lost response), so `invalidated` (or `invalidatedAll`) is sent for what it
+///   touched, and observers read again.
+/// - ``invalidate(ids:)`` and ``invalidateAll()`` tell observers that data changed elsewhere
+///   (a push notification, another process); when the base keeps copies (a
+///   ``InvalidatableRepository`` such as ``CacheAsideRepository``) they first drop those
+///   copies, so the observers' new read reaches the source.
+/// - Value streams subscribe before their first read, so no change between the read and
+///   the subscription is missed, and they read the base again after each change that may
+///   concern them, so they converge on the stored state even when concurrent writes
+///   announce their changes in a different order than they landed.
+/// - A value stream ends when its consumer's task is cancelled or stops iterating (the
+///   read in progress is cancelled), and ends by throwing when a read throws; subscribe
+///   again to resume. A slow consumer sees the latest state: states it had no time to take
+///   are skipped, never reordered.
+public struct ObservedRepository<Base: Repository>: Repository {
+    /// The base's entity.
+    public typealias Entity = Base.Entity
+    /// The base's ID.
+    public typealias ID = Base.ID
+
+    /// The repository calls are passed to.
+    public let base: Base
+    private let broadcaster = ChangeBroadcaster<RepositoryChange<Entity>>()
+
+    /// Wraps `base`.
+    public init(_ base: Base) {
+        self.base = base
+    }
+
+    /// How many change streams (value streams included) are live now.
+    public var observerCount: Int { broadcaster.subscriberCount }
+
+    /// A stream of every change announced from now on, in the order announced.
+    ///
+    /// Each call returns a new stream; it ends when its consumer's task is cancelled or the
+    /// stream is dropped. It buffers as `bufferingPolicy` says (every change by default).
+    public func changes(
+        bufferingPolicy: AsyncStream<RepositoryChange<Entity>>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<RepositoryChange<Entity>> {
+        broadcaster.subscribe(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// A stream of the entity under `id`: its current value (`nil` when absent) at once,
+    /// then its value after every change that may concern it.
+    ///
+    /// - Throws: (through the stream) the first error a read throws, which ends the stream.
+    public func values(id: ID) -> AsyncThrowingStream<Entity?, any Error> {
+        stream(relevant: { $0.affects(id) }, read: { [base] in try await base.fetch(id: id) })
+    }
+
+    /// A stream of the whole collection: every entity at once, then every entity again
+    /// after every change.
+    ///
+    /// - Throws: (through the stream) the first error a read throws, which ends the stream.
+    public func valuesAll() -> AsyncThrowingStream<[Entity], any Error> {
+        stream(relevant: { _ in true }, read: { [base] in try await base.fetchAll() })
+    }
+
+    private func stream<Value: Sendable>(
+        relevant: @escaping @Sendable (RepositoryChange<Entity>) -> Bool,
+        read: @escaping @Sendable () async throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
+        let changes = broadcaster.subscribe()
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Value.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            do {
+                continuation.yield(try await read())
+                for await change in changes where relevant(change) {
+                    continuation.yield(try await read())
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func announce(
+        _ success: RepositoryChange<Entity>, orOnFailure failure: RepositoryChange<Entity>,
+        _ write: () async throws -> Void
+    ) async throws {
+        do {
+            try await write()
+        } catch {
+            broadcaster.send(failure)
+            throw error
+        }
+        broadcaster.send(success)
+    }
+
+    /// Fetches from ``base``.
+    public func fetch(id: ID) async throws -> Entity? { try await base.fetch(id: id) }
+    /// Fetches from ``base``.
+    public func fetchAll() async throws -> [Entity] { try await base.fetchAll() }
+    /// Fetches from ``base``.
+    public func fetch(ids: [ID]) async throws -> [Entity] { try await base.fetch(ids: ids) }
+    /// Queries ``base``.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] { try await base.fetch(query) }
+    /// Counts ``base``.
+    public func count() async throws -> Int { try await base.count() }
+
+    /// Saves to ``base``, then announces `saved`; announces `invalidated` if it throws.
+    public func save(_ entity: Entity) async throws {
+        try await announce(.saved([entity]), orOnFailure: .invalidated([entity.id])) {
+            try await base.save(entity)
+        }
+    }
+
+    /// Saves to ``base``, then announces `saved`; announces `invalidated` if it throws.
+    public func save(contentsOf entities: [Entity]) async throws {
+        try await announce(.saved(entities), orOnFailure: .invalidated(entities.map(\.id))) {
+            try await base.save(contentsOf: entities)
+        }
+    }
+
+    /// Deletes from ``base``, then announces `deleted`; announces `invalidated` if it throws.
+    public func delete(id: ID) async throws {
+        try await announce(.deleted([id]), orOnFailure: .invalidated([id])) { try await base.delete(id: id) }
+    }
+
+    /// Deletes from ``base``, then announces `deleted`; announces `invalidated` if it throws.
+    public func delete(ids: [ID]) async throws {
+        try await announce(.deleted(ids), orOnFailure: .invalidated(ids)) { try await base.delete(ids: ids) }
+    }
+
+    /// Deletes everything from ``base``, then announces `deletedAll`; announces
+    /// `invalidatedAll` if it throws.
+    public func deleteAll() async throws {
+        try await announce(.deletedAll, orOnFailure: .invalidatedAll) { try await base.deleteAll() }
+    }
+}
+
+extension ObservedRepository: InvalidatableRepository {
+    /// Drops the base's copies of `ids` when it keeps any, then announces `invalidated`, so
+    /// every value stream concerned reads again.
+    public func invalidate(ids: [ID]) async {
+        if let invalidatable = base as? any InvalidatableRepository<Entity, ID> {
+            await invalidatable.invalidate(ids: ids)
+        }
+        broadcaster.send(.invalidated(ids))
+    }
+
+    /// Drops every copy the base keeps, then announces `invalidatedAll`, so every value
+    /// stream reads again.
+    public func invalidateAll() async {
+        if let invalidatable = base as? any InvalidatableRepository<Entity, ID> {
+            await invalidatable.invalidateAll()
+        }
+        broadcaster.send(.invalidatedAll)
+    }
+}
