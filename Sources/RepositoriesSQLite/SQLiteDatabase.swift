@@ -173,6 +173,7 @@ actor SQLiteDatabase {
     /// - Throws: `CancellationError` when the task was cancelled before the work began;
     ///   `RepositoryError` `closed` after ``close()``.
     func perform<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        executor.preconditionOnQueue()
         try Task.checkCancellation()
         guard let connection else { throw RepositoryError.closed(location: location) }
         return try Self.mapping(location) { try body(connection) }

@@ -23,6 +23,12 @@ final class SQLiteExecutor: SerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
+    /// Stops the program unless the caller runs on this executor's queue: a blocking SQLite
+    /// call anywhere else could hold a thread of the cooperative pool.
+    func preconditionOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+    }
+
     /// Runs `body` on the queue and returns its result to the awaiting task.
     ///
     /// For work that must happen before the actor exists, such as opening its connection.

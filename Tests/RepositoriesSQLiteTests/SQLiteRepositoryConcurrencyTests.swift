@@ -2,6 +2,7 @@ import Foundation
 import Repositories
 import RepositoriesSQLite
 import RepositoriesTesting
+import Synchronization
 import Testing
 
 /// Several connections to one file: writers that all land, a writer that waits for a lock
@@ -92,32 +93,38 @@ import Testing
     @Test func writersWaitingOnALockDoNotStallOtherTasks() async throws {
         try await withScratchDirectory { scratch in
             let url = scratch.newFile()
-            let options = SQLiteOptions(busyTimeout: .seconds(3))
+            // Long enough that only a stalled pool, never a slow machine, lets a writer give up.
+            let options = SQLiteOptions(busyTimeout: .seconds(300))
+            // More blocked writers than the cooperative pool has threads.
+            let writerCount = ProcessInfo.processInfo.activeProcessorCount + 2
             var opened: [SQLiteRepository<Note>] = []
-            for _ in 0..<4 { opened.append(try await SQLiteRepository<Note>(fileURL: url, options: options)) }
+            for _ in 0..<writerCount {
+                opened.append(try await SQLiteRepository<Note>(fileURL: url, options: options))
+            }
             let stores = opened
             let holder = try RawDatabase(url)
             try holder.execute("BEGIN IMMEDIATE")
-            // More blocked writers than the machine has cooperative threads: if their busy
-            // waits ran on the cooperative pool, the task below could not run until they gave up.
+            let finished = FinishedCount()
             let writers = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (index, store) in stores.enumerated() {
-                        group.addTask { try await store.save(.make(index: index, revision: 0)) }
+                        group.addTask {
+                            defer { finished.increment() }
+                            try await store.save(.make(index: index, revision: 0))
+                        }
                     }
                     try await group.waitForAll()
                 }
             }
-            try await Task.sleep(for: .milliseconds(100))
-            let clock = ContinuousClock()
-            let start = clock.now
-            let answer = await Task.detached { (1...1_000).reduce(0, +) }.value
-            let elapsed = clock.now - start
-            #expect(answer == 500_500)
-            #expect(elapsed < .seconds(1), "an unrelated task waited \(elapsed) behind blocked SQLite calls")
+            try await Task.sleep(for: .milliseconds(200))
+            // Had the writers' busy waits blocked the cooperative pool's threads, this task
+            // could only run once they gave up, and would see them finished. No clock is read,
+            // so a loaded machine slows the test down but cannot fail it.
+            let finishedBeforeProbe = await Task.detached { finished.value }.value
+            #expect(finishedBeforeProbe == 0, "an unrelated task ran only after the blocked writers gave up")
             try holder.execute("COMMIT")
             try await writers.value
-            #expect(try await stores[0].count() == stores.count)
+            #expect(try await stores[0].count() == writerCount)
             for store in stores { try await store.close() }
         }
     }
@@ -132,4 +139,13 @@ import Testing
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(try await store.count() == 0)
     }
+}
+
+/// How many writers have finished, shared between tasks.
+final class FinishedCount: Sendable {
+    private let count = Mutex(0)
+
+    var value: Int { count.withLock { $0 } }
+
+    func increment() { count.withLock { $0 += 1 } }
 }
