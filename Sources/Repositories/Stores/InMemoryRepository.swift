@@ -26,7 +26,7 @@ where Entity.ID: Sendable {
     /// The type that identifies an entity.
     public typealias ID = Entity.ID
 
-    private let storage: Mutex<InMemoryStorage<Entity>>
+    @usableFromInline let storage: Mutex<InMemoryStorage<Entity>>
 
     /// Creates an empty repository that keeps every entity.
     public init() {
@@ -55,6 +55,7 @@ where Entity.ID: Sendable {
     public var capacity: Int? { storage.withLock { $0.capacity } }
 
     /// - Complexity: O(1).
+    @inlinable
     public func fetch(id: ID) async throws -> Entity? {
         storage.withLock { $0.entity(for: id) }
     }
@@ -65,6 +66,7 @@ where Entity.ID: Sendable {
     }
 
     /// - Complexity: O(1) amortized.
+    @inlinable
     public func save(_ entity: Entity) async throws {
         storage.withLock { $0.upsert(entity) }
     }

@@ -1,58 +1,71 @@
-/// The state behind ``InMemoryRepository``: a dictionary for O(1) access by ID, an array of
-/// slots for insertion order, and, when a capacity is set, a recency list threaded through
-/// the slots for least-recently-used eviction.
+/// The state behind ``InMemoryRepository``: a dictionary of entities for O(1) access by ID,
+/// an array of slots for insertion order, and, when a capacity is set, a recency list
+/// threaded through the slots for least-recently-used eviction.
+///
+/// Entities and their slots live in separate dictionaries so that the hot paths, a fetch
+/// and the replacement of a stored entity, are one lookup in `entities`, the same work a
+/// plain dictionary does; only inserts, deletes and recency updates touch `slots`.
 ///
 /// A value type mutated in place under the repository's lock; it is never copied.
+/// Inlinable, so callers in other modules get it specialized for their entity.
+@usableFromInline
 struct InMemoryStorage<Entity: Identifiable> {
-    typealias ID = Entity.ID
-
-    struct Entry {
-        var entity: Entity
-        /// The entry's index in `order` (and in `recency` when a capacity is set).
-        var slot: Int
-    }
+    @usableFromInline typealias ID = Entity.ID
 
     /// Links of the recency list; `none` ends it.
+    @usableFromInline
     struct Link {
-        var newer: Int
-        var older: Int
+        @usableFromInline var newer: Int
+        @usableFromInline var older: Int
+
+        @inlinable init(newer: Int, older: Int) {
+            self.newer = newer
+            self.older = older
+        }
     }
 
-    private static var none: Int { -1 }
-    private static var minimumTombstonesToCompact: Int { 64 }
+    @inlinable static var none: Int { -1 }
+    @inlinable static var minimumTombstonesToCompact: Int { 64 }
 
-    private(set) var entries: [ID: Entry] = [:]
+    @usableFromInline var entities: [ID: Entity] = [:]
+    /// Each stored ID's index in `order` (and in `recency` when a capacity is set).
+    @usableFromInline var slots: [ID: Int] = [:]
     /// IDs in insertion order; `nil` marks a deleted entry until the next compaction.
-    private var order: [ID?] = []
-    private var tombstones = 0
-    let capacity: Int?
+    @usableFromInline var order: [ID?] = []
+    @usableFromInline var tombstones = 0
+    @usableFromInline let capacity: Int?
     /// Parallel to `order`; empty unless `capacity` is set.
-    private var recency: [Link] = []
-    private var mostRecent = Self.none
-    private var leastRecent = Self.none
+    @usableFromInline var recency: [Link] = []
+    @usableFromInline var mostRecent = -1
+    @usableFromInline var leastRecent = -1
 
-    init(capacity: Int?) {
+    @inlinable init(capacity: Int?) {
         self.capacity = capacity
     }
 
-    var count: Int { entries.count }
+    @inlinable var count: Int { entities.count }
+
+    /// Whether an entity is stored under `id`, without counting as a use.
+    @inlinable func contains(_ id: ID) -> Bool { entities[id] != nil }
 
     // MARK: Reading
 
     /// - Complexity: O(1).
+    @inlinable
     mutating func entity(for id: ID) -> Entity? {
-        guard capacity != nil else { return entries[id]?.entity }
-        guard let entry = entries[id] else { return nil }
-        touch(entry.slot)
-        return entry.entity
+        guard capacity != nil else { return entities[id] }
+        guard let entity = entities[id], let slot = slots[id] else { return nil }
+        touch(slot)
+        return entity
     }
 
     /// - Complexity: O(*n*).
+    @inlinable
     func all() -> [Entity] {
         var result: [Entity] = []
-        result.reserveCapacity(entries.count)
+        result.reserveCapacity(entities.count)
         for case let id? in order {
-            if let entry = entries[id] { result.append(entry.entity) }
+            if let entity = entities[id] { result.append(entity) }
         }
         return result
     }
@@ -60,29 +73,35 @@ struct InMemoryStorage<Entity: Identifiable> {
     // MARK: Writing
 
     /// - Complexity: O(1) amortized.
+    @inlinable
     mutating func upsert(_ entity: Entity) {
-        if let index = entries.index(forKey: entity.id) {
-            entries.values[index].entity = entity
-            if capacity != nil { touch(entries.values[index].slot) }
+        let id = entity.id
+        if entities.updateValue(entity, forKey: id) != nil {
+            if capacity != nil, let slot = slots[id] { touch(slot) }
             return
         }
         let slot = order.count
-        order.append(entity.id)
-        entries[entity.id] = Entry(entity: entity, slot: slot)
+        order.append(id)
+        slots[id] = slot
         guard let capacity else { return }
         recency.append(Link(newer: Self.none, older: Self.none))
         pushMostRecent(slot)
-        if entries.count > capacity { evictLeastRecent() }
+        if entities.count > capacity { evictLeastRecent() }
     }
 
     /// - Complexity: O(1) amortized.
+    @inlinable
     mutating func remove(_ id: ID) {
-        guard let entry = entries.removeValue(forKey: id) else { return }
-        vacate(entry.slot)
+        guard entities.removeValue(forKey: id) != nil, let slot = slots.removeValue(forKey: id) else {
+            return
+        }
+        vacate(slot)
     }
 
+    @inlinable
     mutating func removeAll() {
-        entries.removeAll(keepingCapacity: true)
+        entities.removeAll(keepingCapacity: true)
+        slots.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         recency.removeAll(keepingCapacity: true)
         tombstones = 0
@@ -90,30 +109,34 @@ struct InMemoryStorage<Entity: Identifiable> {
         leastRecent = Self.none
     }
 
-    private mutating func vacate(_ slot: Int) {
+    @inlinable
+    mutating func vacate(_ slot: Int) {
         order[slot] = nil
         tombstones += 1
         if capacity != nil { unlink(slot) }
         if tombstones >= Self.minimumTombstonesToCompact && tombstones > order.count / 2 { compact() }
     }
 
-    private mutating func evictLeastRecent() {
+    @inlinable
+    mutating func evictLeastRecent() {
         let slot = leastRecent
         guard slot != Self.none, let id = order[slot] else { return }
-        entries.removeValue(forKey: id)
+        entities.removeValue(forKey: id)
+        slots.removeValue(forKey: id)
         vacate(slot)
     }
 
     /// Drops the tombstones from `order`, renumbering slots; O(*n*), run when more than
     /// half the slots are dead, so O(1) amortized per delete.
-    private mutating func compact() {
+    @inlinable
+    mutating func compact() {
         var newSlot = [Int](repeating: Self.none, count: order.count)
         var compacted: [ID?] = []
-        compacted.reserveCapacity(entries.count)
+        compacted.reserveCapacity(entities.count)
         for (oldSlot, id) in order.enumerated() {
             guard let id else { continue }
             newSlot[oldSlot] = compacted.count
-            entries[id]?.slot = compacted.count
+            slots[id] = compacted.count
             compacted.append(id)
         }
         if capacity != nil {
@@ -137,20 +160,23 @@ struct InMemoryStorage<Entity: Identifiable> {
 
     // MARK: Recency list
 
-    private mutating func touch(_ slot: Int) {
+    @inlinable
+    mutating func touch(_ slot: Int) {
         guard slot != mostRecent else { return }
         unlink(slot)
         pushMostRecent(slot)
     }
 
-    private mutating func pushMostRecent(_ slot: Int) {
+    @inlinable
+    mutating func pushMostRecent(_ slot: Int) {
         recency[slot] = Link(newer: Self.none, older: mostRecent)
         if mostRecent != Self.none { recency[mostRecent].newer = slot }
         mostRecent = slot
         if leastRecent == Self.none { leastRecent = slot }
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let link = recency[slot]
         if link.newer != Self.none { recency[link.newer].older = link.older } else { mostRecent = link.older }
         if link.older != Self.none {

@@ -168,7 +168,7 @@ where Entity.ID: Codable & Sendable {
         try Task.checkCancellation()
         let present = try state.withLock { state in
             try state.checkUsable(fileURL)
-            return ids.filter { state.index.entries[$0] != nil }
+            return ids.filter { state.index.contains($0) }
         }
         if present.isEmpty { return }
         let payload = try encodeIDs(present)
