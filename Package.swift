@@ -22,6 +22,11 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "RepositoriesSQLite", dependencies: ["Repositories", "CSQLite"]),
+        // The benchmark suite: `swift run -c release RepositoriesBenchmarks`.
+        .executableTarget(
+            name: "RepositoriesBenchmarks",
+            dependencies: ["Repositories", "RepositoriesSQLite", "CSQLite"]
+        ),
         .executableTarget(
             name: "QuickStart",
             dependencies: ["Repositories"],

@@ -1,0 +1,108 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// The floor for any async repository: a dictionary behind a `Mutex`, reached through
+/// async methods as a repository is.
+final class RawLockedDictionary: Sendable {
+    private let storage = Mutex<[Int: BenchmarkEntity]>([:])
+
+    func fetch(id: Int) async -> BenchmarkEntity? {
+        storage.withLock { $0[id] }
+    }
+
+    func save(_ entity: BenchmarkEntity) async {
+        storage.withLock { $0[entity.id] = entity }
+    }
+}
+
+/// The articles' approach: the whole collection encoded and written to a file on every save.
+final class WholeArrayFile {
+    let url: URL
+    var entities: [BenchmarkEntity]
+
+    init(url: URL, entities: [BenchmarkEntity]) {
+        self.url = url
+        self.entities = entities
+    }
+
+    func save(_ entity: BenchmarkEntity) throws {
+        if let index = entities.firstIndex(where: { $0.id == entity.id }) {
+            entities[index] = entity
+        } else {
+            entities.append(entity)
+        }
+        try JSONEncoder().encode(entities).write(to: url, options: .atomic)
+    }
+}
+
+/// The raw SQLite C API doing the work `SQLiteRepository` does: JSON bodies in a table keyed
+/// by ID, WAL, `synchronous=FULL`, one prepared statement per operation, each insert its own
+/// transaction.
+final class RawSQLite {
+    private var database: OpaquePointer?
+    private var insert: OpaquePointer?
+    private var select: OpaquePointer?
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    init(path: String) throws {
+        guard sqlite3_open(path, &database) == SQLITE_OK else { throw Failure(message: "open \(path)") }
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=FULL")
+        try execute("CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+        insert = try prepare(
+            "INSERT INTO items (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body")
+        select = try prepare("SELECT body FROM items WHERE id = ?1")
+    }
+
+    deinit {
+        sqlite3_finalize(insert)
+        sqlite3_finalize(select)
+        sqlite3_close(database)
+    }
+
+    struct Failure: Error {
+        var message: String
+    }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else {
+            throw Failure(message: String(cString: sqlite3_errmsg(database)))
+        }
+    }
+
+    private func prepare(_ sql: String) throws -> OpaquePointer? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw Failure(message: String(cString: sqlite3_errmsg(database)))
+        }
+        return statement
+    }
+
+    func save(_ entity: BenchmarkEntity) throws {
+        let body = try encoder.encode(entity)
+        sqlite3_reset(insert)
+        sqlite3_bind_int64(insert, 1, Int64(entity.id))
+        _ = body.withUnsafeBytes { csqlite_bind_blob_transient(insert, 2, $0.baseAddress, Int32($0.count)) }
+        guard sqlite3_step(insert) == SQLITE_DONE else {
+            throw Failure(message: String(cString: sqlite3_errmsg(database)))
+        }
+    }
+
+    func fetch(id: Int) throws -> BenchmarkEntity? {
+        sqlite3_reset(select)
+        sqlite3_bind_int64(select, 1, Int64(id))
+        guard sqlite3_step(select) == SQLITE_ROW, let bytes = sqlite3_column_blob(select, 0) else {
+            return nil
+        }
+        let body = Data(bytes: bytes, count: Int(sqlite3_column_bytes(select, 0)))
+        return try decoder.decode(BenchmarkEntity.self, from: body)
+    }
+
+    func saveInOneTransaction(_ entities: [BenchmarkEntity]) throws {
+        try execute("BEGIN IMMEDIATE")
+        for entity in entities { try save(entity) }
+        try execute("COMMIT")
+    }
+}
