@@ -152,7 +152,7 @@ enum ChildRole {
             let store = try await SQLiteRepository<ConformanceEntity>(fileURL: database)
             let log = try FileHandle(forWritingTo: acknowledgements)
             try log.seekToEnd()
-            let deadline = ContinuousClock.now + .seconds(60)  // never outlive a vanished parent
+            let deadline = ContinuousClock.now + .seconds(180)  // never outlive a vanished parent
             var number = firstOperation
             for operation in CrashSchedule.operations(firstOperation..<Int.max) {
                 guard ContinuousClock.now < deadline else { break }
@@ -265,7 +265,7 @@ final class ChildLauncher: Sendable {
 
     /// Waits until the child acknowledged an operation, or fails if it exits or takes too long.
     func waitForAcknowledgement(in file: URL) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try ChildRole.acknowledgedOperations(in: file).isEmpty {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 Issue.record("the child acknowledged nothing; its output:\n\(log)")
