@@ -329,13 +329,19 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
 }
 
 extension CacheAsideRepository: InvalidatableRepository {
-    /// Drops the cached copies of `ids` and forgets the cached whole collection.
+    /// Drops the cached copies of `ids` and forgets the cached whole collection; when the
+    /// source keeps copies too (it is an ``InvalidatableRepository``), it drops them first.
     public func invalidate(ids: [ID]) async {
+        if let source = source as? any InvalidatableRepository<Entity, ID> {
+            await source.invalidate(ids: ids)
+        }
         await invalidate(.keys(Set(ids)), during: nil)
     }
 
-    /// Empties the cache and forgets the cached whole collection.
+    /// Empties the cache and forgets the cached whole collection; when the source keeps
+    /// copies too, it drops them first.
     public func invalidateAll() async {
+        if let source = source as? any InvalidatableRepository<Entity, ID> { await source.invalidateAll() }
         await invalidate(.all, during: nil)
     }
 }

@@ -1,12 +1,14 @@
 /// A repository that keeps copies of its source's entities (a cache) and can be told to
 /// drop them, so that the next read goes to the source.
 ///
-/// ``CacheAsideRepository`` and ``WriteThroughRepository`` conform; the pass-through
-/// decorators (``CoalescingRepository``, ``RetryingRepository``, ``TimeoutRepository``,
+/// ``CacheAsideRepository`` and ``WriteThroughRepository`` conform (and drop their
+/// source's copies too when it is invalidatable); the pass-through decorators
+/// (``CoalescingRepository``, ``RetryingRepository``, ``TimeoutRepository``,
 /// ``CircuitBreakerRepository``, ``InstrumentedRepository``, ``MappedRepository``,
-/// ``ReadOnlyRepository``) conform when the repository beneath them does, and
-/// ``ObservedRepository/invalidate(ids:)`` forwards to it, so one call both drops the
-/// cached copies and reaches every live observer.
+/// ``ReadOnlyRepository``) and ``RemoteFirstRepository`` (towards its remote) conform when
+/// the repository beneath them does. ``ObservedRepository`` always conforms: it forwards to
+/// the repository beneath when that one is invalidatable, then tells its observers, so one
+/// call both drops the cached copies at every level and reaches every live observer.
 public protocol InvalidatableRepository<Entity, ID>: Repository {
     /// Drops the copies of the entities under `ids`; the next read of them goes to the source.
     ///

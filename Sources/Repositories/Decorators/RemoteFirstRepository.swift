@@ -469,3 +469,11 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         try await mirrorWrite(.all, .deleteAll, write: { try await local.deleteAll() }, removal: nil)
     }
 }
+
+extension RemoteFirstRepository: InvalidatableRepository where Remote: InvalidatableRepository {
+    /// Drops the copies the remote side keeps (a cache in front of the API); the local store
+    /// is not a cache and keeps its copies, which the next remote read refreshes.
+    public func invalidate(ids: [ID]) async { await remote.invalidate(ids: ids) }
+    /// Drops every copy the remote side keeps; the local store keeps its copies.
+    public func invalidateAll() async { await remote.invalidateAll() }
+}

@@ -276,8 +276,12 @@ where Cache.Entity == Source.Entity, Cache.ID == Source.ID {
 }
 
 extension WriteThroughRepository: InvalidatableRepository {
-    /// Drops the cached copies of `ids`; the next read of them fills the cache again.
+    /// Drops the cached copies of `ids`; the next read of them fills the cache again. When
+    /// the source keeps copies too (it is an ``InvalidatableRepository``), it drops them first.
     public func invalidate(ids: [ID]) async {
+        if let source = source as? any InvalidatableRepository<Entity, ID> {
+            await source.invalidate(ids: ids)
+        }
         let scope = KeyScope<ID>.keys(Set(ids))
         tiers.noteWrite(scope)
         await tiers.lock.withLock(scope) {
@@ -291,8 +295,10 @@ extension WriteThroughRepository: InvalidatableRepository {
         }
     }
 
-    /// Empties the cache; the next reads fill it again.
+    /// Empties the cache; the next reads fill it again. When the source keeps copies too, it
+    /// drops them first.
     public func invalidateAll() async {
+        if let source = source as? any InvalidatableRepository<Entity, ID> { await source.invalidateAll() }
         tiers.noteWrite(.all)
         await tiers.lock.withLock(.all) {
             do {

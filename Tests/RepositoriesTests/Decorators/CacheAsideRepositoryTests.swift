@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
@@ -69,7 +70,7 @@ import Testing
         #expect(try await cacheStore.fetch(id: 1)?.storedAt == referenceDate.addingTimeInterval(60))
     }
 
-    @Test func anEntrysAgeSurvivesAReopenOfTheCache() async throws {
+    @Test func anEntrysAgeSurvivesAReopenOfTheCacheStore() async throws {
         try await store.save(item(1))
         _ = try await items.fetch(id: 1)
 
@@ -87,6 +88,38 @@ import Testing
             startDate: referenceDate.addingTimeInterval(60))
         #expect(try await later.fetch(id: 1) == item(1, 1))
         #expect(sourceReads == 2)
+    }
+
+    @Test func aCacheHeldInAFileKeepsItsAgesAcrossCloseAndReopen() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("cache.store")
+        try await store.save(contentsOf: [item(1), item(2)])
+        func open(secondsLater: TimeInterval) async throws -> (
+            FileRepository<Cached<Item>>, CacheAsideRepository<Source, FileRepository<Cached<Item>>>
+        ) {
+            let file = try await FileRepository<Cached<Item>>(fileURL: url)
+            let items = source.cached(
+                in: file, timeToLive: timeToLive, clock: ManualClock(),
+                startDate: referenceDate.addingTimeInterval(secondsLater))
+            return (file, items)
+        }
+
+        let (firstFile, first) = try await open(secondsLater: 0)
+        _ = try await first.fetch(id: 1)
+        try await firstFile.close()
+
+        let (secondFile, second) = try await open(secondsLater: 30)
+        #expect(try await second.fetch(id: 1) == item(1))
+        #expect(sourceReads == 1, "30 s after it was stored, the entry read back from the file is fresh")
+        #expect(try await secondFile.fetch(id: 1)?.storedAt == referenceDate)
+        try await secondFile.close()
+
+        try await store.save(item(1, 1))
+        let (thirdFile, third) = try await open(secondsLater: 90)
+        #expect(try await third.fetch(id: 1) == item(1, 1), "90 s after, it expired while closed")
+        #expect(sourceReads == 2)
+        #expect(try await thirdFile.fetch(id: 1)?.storedAt == referenceDate.addingTimeInterval(90))
+        try await thirdFile.close()
     }
 
     @Test func anEntryStampedInTheFutureCountsAsExpired() async throws {

@@ -104,6 +104,26 @@ import Testing
         #expect(try await all.next() == [item(1, 1), item(2)])
     }
 
+    @Test func invalidationReachesEveryCacheInTheStack() async throws {
+        let source = InMemoryRepository<Item>([item(1)])
+        let inner = InMemoryRepository<Cached<Item>>()
+        let outer = InMemoryRepository<Item>()
+        let items =
+            source
+            .cached(in: inner, timeToLive: .seconds(3_600), clock: ManualClock(), startDate: referenceDate)
+            .fallback(to: InMemoryRepository<Item>())
+            .writeThrough(to: outer)
+            .observed()
+        #expect(try await items.fetch(id: 1) == item(1))
+        #expect(try await inner.count() == 1)
+        #expect(try await outer.count() == 1)
+        try await source.save(item(1, 1))
+        await items.invalidate(id: 1)
+        #expect(try await inner.count() == 0)
+        #expect(try await outer.count() == 0)
+        #expect(try await items.fetch(id: 1) == item(1, 1))
+    }
+
     @Test func invalidationWithoutACacheStillReachesObservers() async throws {
         let items = InMemoryRepository<Item>([item(1)]).observed()
         var changes = items.changes().makeAsyncIterator()

@@ -30,6 +30,7 @@ final class MirrorAges<ID: Hashable & Sendable>: Sendable {
                 state.whole = now
                 state.byID.removeAll()
             case .keys(let keys):
+                guard keys.count <= Self.limit else { return }
                 if state.byID.count + keys.count > Self.limit { state.byID.removeAll() }
                 for key in keys { state.byID[key] = now }
             }
