@@ -34,7 +34,11 @@ let package = Package(
         ),
         // Test support shared by the test targets and the crash fixture: entities with
         // String and UUID IDs, temporary directories, the child-process driver.
-        .target(name: "RepositoriesTestSupport", dependencies: ["Repositories"], path: "Tests/RepositoriesTestSupport"),
+        .target(
+            name: "RepositoriesTestSupport",
+            dependencies: ["Repositories"],
+            path: "Tests/RepositoriesTestSupport"
+        ),
         // A child process the durability tests kill with SIGKILL.
         .executableTarget(
             name: "RepositoriesCrashFixture",
@@ -43,7 +47,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RepositoriesTests",
-            dependencies: ["Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture"]
+            dependencies: [
+                "Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture",
+            ]
         ),
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
         .testTarget(
