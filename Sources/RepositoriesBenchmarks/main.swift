@@ -38,10 +38,12 @@ print("Repositories benchmark (\(mode)) on \(machine.summary)\n")
 var figures: [Figure] = []
 let sections: [(String, () async throws -> [Figure])] = [
     ("in-memory", run.inMemoryFigures),
+    ("decorator stack", run.stackFigures),
     ("file saves", run.fileSaveFigures),
     ("batch and reopen", run.batchAndReopenFigures),
     ("SQLite", run.sqliteFigures),
     ("growth", run.growthFigures),
+    ("coalescing", run.coalescingFigures),
 ]
 for (name, section) in sections {
     FileHandle.standardError.write(Data("measuring \(name)…\n".utf8))
