@@ -34,6 +34,9 @@
 /// - `fetch(_:)`: the entities found are saved locally (nothing is deleted, since a query
 ///   sees only part of the collection). `count()` is not mirrored.
 ///
+/// When the entity is `Equatable`, copies that already equal the remote's are not written
+/// again, which spares a durable local store a write per read.
+///
 /// A failure to mirror never hides the remote's answer: it is returned, and the failure is
 /// reported to `onTierFailure` as ``TierFailure/Stage/fill``. The local store then holds an
 /// older copy, which it may serve offline, except a copy the remote had deleted: this
@@ -150,9 +153,12 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         try await tiers.tracker.reading(.key(id)) { token in
             let value = try await remote.fetch(id: id)
             await whenClean(.key(id), token: token) {
+                let current = await currentCopies([id])
                 if let value {
-                    await mirror(.key(id), .fetch) { try await local.save(value) }
-                } else {
+                    await mirror(.key(id), .fetch) {
+                        if !isCurrent(value, in: current) { try await local.save(value) }
+                    }
+                } else if current == nil || current?[id] != nil {
                     await mirror(.key(id), .fetch, suspectOnFailure: true) { try await local.delete(id: id) }
                 }
             }
@@ -204,23 +210,24 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         }
     }
 
-    /// Saves the remote's collection locally as one batch, then deletes what it lacks.
+    /// Saves the remote's collection locally as one batch (only the entities that changed,
+    /// when the entity is `Equatable`), then deletes what it lacks.
     private func replaceLocal(with values: [Entity]) async {
+        let current: [Entity]
+        do {
+            current = try await local.fetchAll()
+        } catch {
+            tiers.report(TierFailure(stage: .read, operation: .fetchAll, error: error))
+            return
+        }
+        let currentByID = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        let changed = values.filter { !isCurrent($0, in: currentByID) }
         let saved = await mirror(.keys(Set(values.map(\.id))), .fetchAll) {
-            try await local.save(contentsOf: values)
+            if !changed.isEmpty { try await local.save(contentsOf: changed) }
         }
         guard saved else { return }
         let remoteIDs = Set(values.map(\.id))
-        let stale: [ID]
-        do {
-            let count = try await local.count()
-            stale =
-                count == remoteIDs.count
-                ? [] : try await local.fetchAll().map(\.id).filter { !remoteIDs.contains($0) }
-        } catch {
-            tiers.report(TierFailure(stage: .fill, operation: .fetchAll, error: error))
-            return
-        }
+        let stale = current.map(\.id).filter { !remoteIDs.contains($0) }
         if !stale.isEmpty {
             let deleted = await mirror(.keys(Set(stale)), .fetchAll, suspectOnFailure: true) {
                 try await local.delete(ids: stale)
@@ -265,16 +272,19 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         let scope = KeyScope<ID>.keys(Set(ids))
         return try await tiers.tracker.reading(scope) { token in
             let values = try await remote.fetch(ids: ids)
-            let gone = Set(ids).subtracting(values.map(\.id))
             await whenClean(scope, token: token) {
+                let current = await currentCopies(ids)
+                let changed = values.filter { !isCurrent($0, in: current) }
+                let absent = Set(ids).subtracting(values.map(\.id))
+                let gone = current.map { copies in absent.filter { copies[$0] != nil } } ?? Array(absent)
                 if !values.isEmpty {
                     await mirror(.keys(Set(values.map(\.id))), .fetchIDs) {
-                        try await local.save(contentsOf: values)
+                        if !changed.isEmpty { try await local.save(contentsOf: changed) }
                     }
                 }
                 if !gone.isEmpty {
-                    await mirror(.keys(gone), .fetchIDs, suspectOnFailure: true) {
-                        try await local.delete(ids: Array(gone))
+                    await mirror(.keys(Set(gone)), .fetchIDs, suspectOnFailure: true) {
+                        try await local.delete(ids: gone)
                     }
                 }
             }
@@ -320,7 +330,11 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
             guard !values.isEmpty else { return values }
             let scope = KeyScope<ID>.keys(Set(values.map(\.id)))
             await whenClean(scope, token: token) {
-                await mirror(scope, .fetchQuery) { try await local.save(contentsOf: values) }
+                let current = await currentCopies(values.map(\.id))
+                let changed = values.filter { !isCurrent($0, in: current) }
+                await mirror(scope, .fetchQuery) {
+                    if !changed.isEmpty { try await local.save(contentsOf: changed) }
+                }
             }
             return values
         }
@@ -354,6 +368,20 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
     }
 
     // MARK: Mirroring
+
+    /// The local copies of `ids`, or `nil` when reading them failed (then every copy is
+    /// written, as if it had changed).
+    private func currentCopies(_ ids: [ID]) async -> [ID: Entity]? {
+        guard let found = try? await local.fetch(ids: ids) else { return nil }
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Whether the local copy already equals `entity`, so writing it would change nothing.
+    /// Always `false` when the entity is not `Equatable`.
+    private func isCurrent(_ entity: Entity, in copies: [ID: Entity]?) -> Bool {
+        guard let copy = copies?[entity.id] else { return false }
+        return equalIfEquatable(copy, entity) ?? false
+    }
 
     /// Runs `body` holding the lock for `scope`, unless a write overlapping the read `token`
     /// was noted since it began.

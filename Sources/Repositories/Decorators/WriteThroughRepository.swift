@@ -13,10 +13,10 @@
 ///
 /// - `fetch(id:)` returns the cached entity; on a miss it reads the source, fills the cache
 ///   and returns. Concurrent misses for one ID share a single source call.
-/// - `fetchAll()` is cached as a whole: the first call reads the source, replaces the
-///   cache's content with the answer and remembers its IDs in memory; later calls read
-///   those entries from the cache, in the source's order, until a write (or a restart)
-///   makes it read the source again.
+/// - `fetchAll()` is cached as a whole: the first call reads the source, makes the cache
+///   hold exactly the answer (writing only what changed, when the entity is `Equatable`)
+///   and remembers its IDs in memory; later calls read those entries from the cache, in
+///   the source's order, until a write (or a restart) makes it read the source again.
 /// - `fetch(ids:)` takes what the cache has and reads the rest from the source in one call.
 /// - `fetch(_:)` and `count()` answer from the cached whole collection when there is one,
 ///   and pass to the source otherwise.
@@ -109,25 +109,34 @@ where Cache.Entity == Source.Entity, Cache.ID == Source.ID {
         return try await tiers.tracker.reading(.all) { token in
             let values = try await source.fetchAll()
             await tiers.lock.withLock(.all) {
-                guard tiers.tracker.isClean(token) else { return }
-                do {
-                    try await cache.deleteAll()
-                } catch {
-                    tiers.suspects.mark(.all)
-                    tiers.report(TierFailure(stage: .fill, operation: .fetchAll, error: error))
-                    return
-                }
-                tiers.suspects.clear(.all)
-                do {
-                    try await cache.save(contentsOf: values)
-                } catch {
-                    tiers.report(TierFailure(stage: .fill, operation: .fetchAll, error: error))
-                    return
-                }
+                guard tiers.tracker.isClean(token), await replaceCache(with: values) else { return }
                 tiers.recordWholeSet(.init(ids: values.map(\.id), storedAt: nil), ifWritesAre: writes)
             }
             return values
         }
+    }
+
+    /// Makes the cache hold exactly `values`: saves the entities that changed (all of them
+    /// when the entity is not `Equatable`) as one batch, then deletes the others. On a
+    /// failure every copy becomes suspect until a later whole read or `invalidateAll()`.
+    private func replaceCache(with values: [Entity]) async -> Bool {
+        do {
+            let current = try await cache.fetchAll()
+            let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let changed = values.filter { entity in
+                copies[entity.id].flatMap { equalIfEquatable($0, entity) } != true
+            }
+            if !changed.isEmpty { try await cache.save(contentsOf: changed) }
+            let sourceIDs = Set(values.map(\.id))
+            let stale = current.map(\.id).filter { !sourceIDs.contains($0) }
+            if !stale.isEmpty { try await cache.delete(ids: stale) }
+        } catch {
+            tiers.suspects.mark(.all)
+            tiers.report(TierFailure(stage: .fill, operation: .fetchAll, error: error))
+            return false
+        }
+        tiers.suspects.clear(.all)
+        return true
     }
 
     /// Returns what the cache has and reads the rest from the source in one call, filling

@@ -62,6 +62,21 @@ import Testing
         #expect(try await localStore.fetchAll() == [item(3), item(2)])
     }
 
+    @Test func aCopyThatIsAlreadyCurrentIsNotWrittenAgain() async throws {
+        let localSpy = SpyRepository(InMemoryRepository<Item>())
+        let items = remote.fallback(to: localSpy)
+        try await remoteStore.save(contentsOf: [item(1), item(2)])
+        _ = try await items.fetch(id: 1)
+        _ = try await items.fetch(id: 1)
+        _ = try await items.fetchAll()
+        _ = try await items.fetchAll()
+        _ = try await items.fetch(ids: [1, 2, 3])
+        #expect(localSpy.calls.filter(\.operation.isWrite).map(\.entities) == [[item(1)], [item(2)]])
+        try await remoteStore.save(item(2, 1))
+        _ = try await items.fetchAll()
+        #expect(localSpy.calls.filter(\.operation.isWrite).last?.entities == [item(2, 1)])
+    }
+
     @Test func aRemoteFailureIsAnsweredByTheLocalStore() async throws {
         try await localStore.save(contentsOf: [item(1), item(2)])
         remoteFaults.failNext(of: [.fetch, .fetchAll, .fetchIDs, .fetchQuery, .count], with: offline)

@@ -63,6 +63,16 @@ import Testing
         #expect(sourceReads == 2)
     }
 
+    @Test func aWholeReadMakesTheCacheHoldExactlyTheSourcesCollection() async throws {
+        let cacheSpy = SpyRepository(InMemoryRepository<Item>([item(1), item(9)]))
+        let items = source.writeThrough(to: cacheSpy)
+        try await store.save(contentsOf: [item(1), item(2)])
+        #expect(try await items.fetchAll() == [item(1), item(2)])
+        #expect(
+            try await cacheSpy.base.fetchAll() == [item(1), item(2)], "the copy the source lacks is gone")
+        #expect(cacheSpy.calls(to: .saveContentsOf).map(\.entities) == [[item(2)]], "only what changed")
+    }
+
     @Test func aFailedSourceWriteLeavesTheCacheAsItWas() async throws {
         try await items.save(item(1))
         faults.failNext(of: .save, with: offline)
