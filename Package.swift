@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Repositories", targets: ["Repositories"]),
         .library(name: "RepositoriesTesting", targets: ["RepositoriesTesting"]),
         .library(name: "RepositoriesSQLite", targets: ["RepositoriesSQLite"]),
+        .library(name: "RepositoriesHTTP", targets: ["RepositoriesHTTP"]),
         .executable(name: "QuickStart", targets: ["QuickStart"]),
     ],
     targets: [
@@ -22,6 +23,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "RepositoriesSQLite", dependencies: ["Repositories", "CSQLite"]),
+        .target(name: "RepositoriesHTTP", dependencies: ["Repositories"]),
         // The benchmark suite: `swift run -c release RepositoriesBenchmarks`.
         .executableTarget(
             name: "RepositoriesBenchmarks",
@@ -52,6 +54,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
+        .testTarget(
+            name: "RepositoriesHTTPTests",
+            dependencies: ["RepositoriesHTTP", "RepositoriesTesting", "RepositoriesTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "RepositoriesSQLiteTests",
             dependencies: ["RepositoriesSQLite", "RepositoriesTesting"]

@@ -1,0 +1,110 @@
+import Foundation
+
+extension HTTPRepository {
+    /// The request each operation sends, as a function of the entity or ID and the
+    /// ``Resource``.
+    ///
+    /// The defaults are plain REST. Change the ones your API does differently:
+    ///
+    /// ```swift
+    /// var endpoints = HTTPRepository<Todo>.Endpoints()
+    /// endpoints.save = { todo, resource in .post(resource.collection) }          // POST creates
+    /// endpoints.fetchAll = { resource in
+    ///     .get(resource.collection).adding(query: [URLQueryItem(name: "limit", value: "100")])
+    /// }
+    /// endpoints.saveBatch = { _, resource in .post(resource.appending("bulk")) } // atomic batches
+    /// endpoints.deleteAll = { resource in .delete(resource.collection) }
+    /// ```
+    ///
+    /// A body, when the operation has one, is made by ``Coding``.
+    public struct Endpoints: Sendable {
+        /// Reads the collection's first page; the pages after it come from
+        /// ``Coding/decodePage``. Default: `GET baseURL`.
+        public var fetchAll: @Sendable (Resource) -> HTTPEndpoint
+        /// Reads one entity; a `404` means there is none. Default: `GET baseURL/{id}`.
+        public var fetch: @Sendable (ID, Resource) -> HTTPEndpoint
+        /// Saves one entity, whose encoding is the body. Default: `PUT baseURL/{id}`.
+        public var save: @Sendable (Entity, Resource) -> HTTPEndpoint
+        /// Deletes one entity; a `404` counts as done. Default: `DELETE baseURL/{id}`.
+        public var delete: @Sendable (ID, Resource) -> HTTPEndpoint
+        /// Saves a whole batch in one request, whose body is ``Coding/encodeBatch``; with it a
+        /// batch is as atomic as the server makes it. Default: `nil`, one ``save`` per entity.
+        public var saveBatch: (@Sendable ([Entity], Resource) -> HTTPEndpoint)?
+        /// Deletes the whole collection in one request; a `404` counts as done. Default:
+        /// `nil`: read the collection, then delete each entity.
+        public var deleteAll: (@Sendable (Resource) -> HTTPEndpoint)?
+        /// Answers the number of entities, read by ``Coding/decodeCount``. Default: `nil`:
+        /// count the collection read whole.
+        public var count: (@Sendable (Resource) -> HTTPEndpoint)?
+
+        /// The REST defaults: `GET` the collection, `GET`, `PUT` and `DELETE` an item.
+        public init() {
+            fetchAll = { .get($0.collection) }
+            fetch = { id, resource in .get(resource.item(id)) }
+            save = { entity, resource in .put(resource.item(entity.id)) }
+            delete = { id, resource in .delete(resource.item(id)) }
+            saveBatch = nil
+            deleteAll = nil
+            count = nil
+        }
+    }
+
+    /// The URLs of one REST resource: the collection, and an item URL per ID.
+    public struct Resource: Sendable {
+        /// The collection's URL, the repository's `baseURL`.
+        public let collection: URL
+        /// Writes an ID as a path segment, before escaping (``Configuration/idPath``).
+        public let pathSegment: @Sendable (ID) -> String
+
+        /// The resource at `collection`, whose items are named by `pathSegment`.
+        public init(collection: URL, pathSegment: @escaping @Sendable (ID) -> String) {
+            self.collection = collection
+            self.pathSegment = pathSegment
+        }
+
+        /// The item URL of `id`: the collection's path, then `id` as one escaped segment; the
+        /// collection's query, if any, is kept.
+        public func item(_ id: ID) -> URL {
+            appending(pathSegment(id))
+        }
+
+        /// The collection's URL with `segment` appended as one path segment, escaped (a `/`
+        /// in it becomes `%2F`); the query, if any, is kept.
+        public func appending(_ segment: String) -> URL {
+            let escaped = Self.escape(segment)
+            guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: true) else {
+                return collection.appendingPathComponent(segment)
+            }
+            var path = components.percentEncodedPath
+            while path.hasSuffix("/") { path.removeLast() }
+            components.percentEncodedPath = path + "/" + escaped
+            return components.url ?? collection.appendingPathComponent(segment)
+        }
+
+        /// The default ``Configuration/idPath``: a `UUID`'s `uuidString`, a
+        /// `LosslessStringConvertible`'s `description`, else the ID's JSON encoding,
+        /// unquoted when it is a string.
+        @Sendable public static func defaultPathSegment(_ id: ID) -> String {
+            if let uuid = id as? UUID { return uuid.uuidString }
+            if let text = id as? any LosslessStringConvertible { return text.description }
+            guard let json = try? JSONEncoder().encode(id) else {
+                // An ID that cannot be encoded cannot be sent either; its description at
+                // least names it, and the save's own encoding reports the failure.
+                return String(describing: id)
+            }
+            if let string = try? JSONDecoder().decode(String.self, from: json) { return string }
+            return String(decoding: json, as: UTF8.self)
+        }
+
+        /// Escapes everything but RFC 3986's unreserved characters, and dots in a segment
+        /// of only dots, which a client or server would otherwise read as `.` or `..`.
+        static func escape(_ segment: String) -> String {
+            if !segment.isEmpty && segment.allSatisfy({ $0 == "." }) {
+                return String(repeating: "%2E", count: segment.count)
+            }
+            let unreserved = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            return segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+        }
+    }
+}

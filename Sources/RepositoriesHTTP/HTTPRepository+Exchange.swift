@@ -1,0 +1,218 @@
+import Foundation
+import Repositories
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension HTTPRepository {
+    /// Sends `endpoint` with `body` and returns the reply, whatever its status, after the
+    /// ETag bookkeeping: a `304` to a conditional `GET` comes back as the `200` it stands for.
+    ///
+    /// - Parameters:
+    ///   - precondition: whether a save may carry `If-Match`.
+    ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
+    /// - Throws: a ``Repositories/RepositoryError`` when no reply arrived (see
+    ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
+    func exchange(
+        _ endpoint: HTTPEndpoint, body: Data? = nil, precondition: Bool = false, operation: String
+    ) async throws -> HTTPReply {
+        // A task cancelled before its request leaves must not send it: once sent, a write may
+        // land whatever the caller hears.
+        try Task.checkCancellation()
+        var request = try await makeRequest(endpoint, body: body, precondition: precondition)
+        let method = endpoint.method.uppercased()
+        let cached =
+            method == "GET" && configuration.conditionalRequests
+            ? etags.cachedResponse(for: endpoint.url) : nil
+        if let cached { request.setValue(cached.tag, forHTTPHeaderField: "If-None-Match") }
+
+        var reply = try await send(request, endpoint: endpoint, operation: operation)
+        if reply.status == 304 {
+            guard let cached else {
+                // A 304 to a request that asked nothing conditional: the server's own
+                // caching answered; ask again without any condition of ours.
+                request.setValue(nil, forHTTPHeaderField: "If-None-Match")
+                return try await send(request, endpoint: endpoint, operation: operation)
+            }
+            reply.status = 200
+            reply.body = cached.body
+            return reply
+        }
+        remember(reply, for: endpoint.url, method: method)
+        return reply
+    }
+
+    /// Keeps or forgets the tag of `url` after a reply.
+    private func remember(_ reply: HTTPReply, for url: URL, method: String) {
+        guard (200..<300).contains(reply.status), let tag = reply.header("ETag") else {
+            etags.forget(url)
+            return
+        }
+        switch method {
+        case "GET" where configuration.conditionalRequests: etags.remember(tag, body: reply.body, for: url)
+        case "DELETE": etags.forget(url)
+        default: etags.remember(tag, body: nil, for: url)
+        }
+    }
+
+    /// The request for `endpoint`: headers (defaults, the configuration's, the endpoint's),
+    /// the token, the body, the timeout, then ``Configuration/prepareRequest``.
+    private func makeRequest(_ endpoint: HTTPEndpoint, body: Data?, precondition: Bool) async throws
+        -> URLRequest
+    {
+        var request = URLRequest(url: endpoint.url)
+        request.httpMethod = endpoint.method
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        request.timeoutInterval = configuration.timeout.seconds
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if precondition && configuration.ifMatchOnSave, let tag = etags.tag(for: endpoint.url) {
+            request.setValue(tag, forHTTPHeaderField: "If-Match")
+        }
+        for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in endpoint.headers { request.setValue(value, forHTTPHeaderField: name) }
+        let described = "\(endpoint.method) \(endpoint.url.absoluteString)"
+        if let tokenProvider = configuration.tokenProvider {
+            let token = try await authorizing(described) { try await tokenProvider() }
+            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        }
+        if let prepareRequest = configuration.prepareRequest {
+            try await authorizing(described) { try await prepareRequest(&request) }
+        }
+        return request
+    }
+
+    /// Runs a hook that authorizes a request; its failure stops the request.
+    private func authorizing<T>(_ request: String, _ hook: () async throws -> T) async throws -> T {
+        do {
+            return try await hook()
+        } catch let error as CancellationError {
+            throw error
+        } catch let error as RepositoryError {
+            throw error
+        } catch {
+            throw RepositoryError.rejected(
+                "Preparing \(request) failed (the token provider or prepareRequest threw), so it was not sent",
+                recovery: "Sign in again, or check what the token provider needs", underlying: error)
+        }
+    }
+
+    /// Sends `request` through the transport, racing ``Configuration/timeout``.
+    private func send(_ request: URLRequest, endpoint: HTTPEndpoint, operation: String) async throws
+        -> HTTPReply
+    {
+        let transport = self.transport
+        let timeout = configuration.timeout
+        do {
+            let (body, response) = try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) {
+                group in
+                group.addTask {
+                    try Task.checkCancellation()
+                    return try await transport.send(request)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else { throw DeadlinePassed() }
+                return result
+            }
+            return HTTPReply(method: endpoint.method, url: endpoint.url, response: response, body: body)
+        } catch {
+            throw mapTransportError(error, endpoint: endpoint, operation: operation)
+        }
+    }
+
+    /// The error to throw when no reply arrived.
+    ///
+    /// Cancellation passes through; a passed deadline and `URLError.timedOut` are
+    /// `timedOut`; a ``Repositories/RepositoryError`` keeps its code; every other failure (a
+    /// refused connection, an unknown host, a dropped connection) is `unavailable`.
+    func mapTransportError(_ error: any Error, endpoint: HTTPEndpoint, operation: String) -> any Error {
+        let described = "\(endpoint.method) \(endpoint.url.absoluteString)"
+        let location = endpoint.url.absoluteString
+        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if var error = error as? RepositoryError {
+            if error.location == nil { error.location = location }
+            return error
+        }
+        if error is DeadlinePassed || (error as? URLError)?.code == .timedOut {
+            var timedOut = RepositoryError.timedOut(
+                after: configuration.timeout, operation: "\(operation)'s request \(described)")
+            timedOut.location = location
+            if error is URLError { timedOut.underlying = error }
+            return timedOut
+        }
+        let host =
+            endpoint.url.host.map { host in endpoint.url.port.map { "\(host):\($0)" } ?? host } ?? location
+        let reason: String
+        switch (error as? URLError)?.code {
+        case .cannotConnectToHost?: reason = "\(host) refused the connection for \(described)"
+        case .cannotFindHost?, .dnsLookupFailed?:
+            reason = "The host name in \(described) could not be resolved"
+        case .networkConnectionLost?: reason = "The connection dropped during \(described)"
+        case .notConnectedToInternet?: reason = "There is no network connection for \(described)"
+        default: reason = "\(described) failed before a complete response arrived"
+        }
+        return RepositoryError.unavailable(reason, location: location, underlying: error)
+    }
+
+    /// Throws the error `reply`'s status stands for, if any.
+    func check(_ reply: HTTPReply, id: String? = nil) throws {
+        if let error = HTTPStatusMapping.error(for: reply, id: id) { throw error }
+    }
+
+    /// Runs a decoding hook; its failure becomes `decodingFailed` naming the URL and quoting
+    /// the body.
+    func decode<T>(
+        _ reply: HTTPReply, as what: String, record: String,
+        _ hook: (HTTPReply, JSONDecoder) throws -> T
+    ) throws -> T {
+        do {
+            return try hook(reply, configuration.coding.makeDecoder())
+        } catch let error as RepositoryError {
+            throw error
+        } catch {
+            var failure = RepositoryError.decodingFailed(
+                record: record, location: reply.url.absoluteString, underlying: error)
+            failure.reason =
+                "The response to \(reply.method) \(reply.url.absoluteString) could not be decoded as \(what): \(reply.bodyExcerpt())"
+            failure.recovery = "Check that the API answers what the entity and Coding expect"
+            throw failure
+        }
+    }
+
+    /// Encodes `entity` as a save's body.
+    ///
+    /// - Throws: `encodingFailed` naming the entity.
+    func encode(_ entity: Entity) throws -> Data {
+        do {
+            return try configuration.coding.encodeEntity(entity, configuration.coding.makeEncoder())
+        } catch {
+            throw RepositoryError.encodingFailed(id: describe(entity.id), underlying: error)
+        }
+    }
+
+    /// Sends one save of `entity` with its encoded `body`.
+    func send(_ entity: Entity, body: Data, operation: String = "save(_:)") async throws {
+        let endpoint = configuration.endpoints.save(entity, resource)
+        let reply = try await exchange(endpoint, body: body, precondition: true, operation: operation)
+        try check(reply, id: describe(entity.id))
+    }
+}
+
+/// The per-request timeout passed before a reply arrived.
+private struct DeadlinePassed: Error {}
+
+extension Duration {
+    /// The duration in seconds, as `URLRequest.timeoutInterval` wants it.
+    fileprivate var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

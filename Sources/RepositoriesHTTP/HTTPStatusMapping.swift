@@ -1,0 +1,76 @@
+import Foundation
+import Repositories
+
+/// How a status code becomes a ``Repositories/RepositoryError``.
+///
+/// | status | error |
+/// |---|---|
+/// | 2xx | none |
+/// | 401, 403 | `rejected` |
+/// | 409, 412 | `conflict` |
+/// | 429, 503 | `unavailable`, with `Retry-After` in `retryAfter` |
+/// | other 5xx | `unavailable` (with `retryAfter` when the server sent one) |
+/// | 3xx not followed, other 4xx | `rejected`, quoting the start of the body |
+///
+/// A `404` on an item `GET` (→ `nil`) and on a `DELETE` (→ done) is handled by the caller.
+enum HTTPStatusMapping {
+    /// The error `reply`'s status stands for, or `nil` for a 2xx.
+    static func error(for reply: HTTPReply, id: String? = nil) -> RepositoryError? {
+        let status = reply.status
+        if (200..<300).contains(status) { return nil }
+        let answered = "\(reply.method) \(reply.url.absoluteString) answered \(status)\(phrase(status))"
+        let said = reply.body.isEmpty ? "" : "; the server said: \(reply.bodyExcerpt())"
+        let location = reply.url.absoluteString
+        var error: RepositoryError
+        switch status {
+        case 401:
+            error = .rejected(
+                "\(answered): the request was not authenticated\(said)",
+                recovery: "Check the credentials or the token provider; it is asked again for every request")
+        case 403:
+            error = .rejected(
+                "\(answered): the credentials do not allow this request\(said)",
+                recovery: "Check the account's permissions for this resource")
+        case 409:
+            error = .conflict("\(answered): the write conflicts with the resource's current state\(said)")
+        case 412:
+            error = .conflict(
+                "\(answered): the entity changed on the server since this client last read it (If-Match failed)"
+            )
+        case 429:
+            error = .unavailable(
+                "\(answered): too many requests\(said)", location: location,
+                retryAfter: RetryAfter.parse(reply.header("Retry-After")))
+        case 500..<600:
+            error = .unavailable(
+                "\(answered)\(said)", location: location,
+                retryAfter: RetryAfter.parse(reply.header("Retry-After")))
+        case 300..<400:
+            error = .rejected(
+                "\(answered), a redirect that was not followed\(said)",
+                recovery: "Point the repository at the URL the server redirects to")
+        default:
+            error = .rejected(
+                "\(answered)\(said)",
+                recovery: "Check that the endpoint, headers and body match what the API expects")
+        }
+        error.location = location
+        if let id { error.id = id }
+        return error
+    }
+
+    /// `" Reason Phrase"` for the common statuses, empty for the rest.
+    static func phrase(_ status: Int) -> String {
+        let phrases: [Int: String] = [
+            300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+            307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized",
+            403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable",
+            409: "Conflict", 410: "Gone", 412: "Precondition Failed", 413: "Content Too Large",
+            415: "Unsupported Media Type", 422: "Unprocessable Content", 428: "Precondition Required",
+            429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented",
+            502: "Bad Gateway",
+            503: "Service Unavailable", 504: "Gateway Timeout",
+        ]
+        return phrases[status].map { " \($0)" } ?? ""
+    }
+}

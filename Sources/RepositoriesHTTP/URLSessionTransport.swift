@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default ``HTTPTransport``: a `URLSession` data task per request, cancelled when the
+/// calling task is.
+///
+/// The default session is shared by every `URLSessionTransport()` and has no URL cache
+/// (``HTTPRepository`` does its own conditional requests and must see each `304`), no
+/// cookies, and credentials only as each request carries them.
+public struct URLSessionTransport: HTTPTransport {
+    /// The session the requests run on.
+    public let session: URLSession
+
+    /// A transport over `session`; by default a shared session without a URL cache.
+    ///
+    /// A session of your own should not cache responses either
+    /// (`configuration.urlCache = nil`), or a `304` may be answered from its cache.
+    public init(session: URLSession = URLSessionTransport.sharedSession) {
+        self.session = session
+    }
+
+    /// The session every `URLSessionTransport()` shares: ephemeral, no URL cache, no cookies.
+    public static let sharedSession: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        return URLSession(configuration: configuration)
+    }()
+
+    /// Runs `request` as a data task; cancelling the calling task cancels the data task.
+    ///
+    /// - Throws: the session's `URLError` when no response arrived, or `CancellationError`
+    ///   when the calling task was cancelled.
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let handle = DataTaskHandle()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let task = session.dataTask(with: request) { data, response, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else if let response = response as? HTTPURLResponse {
+                            continuation.resume(returning: (data ?? Data(), response))
+                        } else {
+                            continuation.resume(throwing: URLError(.badServerResponse))
+                        }
+                    }
+                    handle.start(task)
+                }
+            } onCancel: {
+                handle.cancel()
+            }
+        } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+}
+
+/// The data task of one request, which a cancellation may reach before the task exists.
+private final class DataTaskHandle: Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts `task`, or cancels it at once when the caller was cancelled already.
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    /// Cancels the task, now or as soon as it starts.
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}

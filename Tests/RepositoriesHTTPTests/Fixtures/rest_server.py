@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""A small REST server for the HTTPRepository tests. Python standard library only.
+
+Started by the tests: it binds 127.0.0.1 on an ephemeral port, prints the port on one line
+of stdout, and serves until it is terminated or its stdin closes (so it never outlives the
+test process that started it).
+
+Resources
+    GET    /<c>               the collection, a JSON array in insertion order
+             ?per_page=N&page=K   one page, with Link: <...>; rel="next" while more remain
+             &envelope=KEY        the page as {"KEY": [...], "next": "<relative url>" | null}
+             ?count               {"count": N}
+    POST   /<c>               a JSON object: create or replace it under its "id";
+                              a JSON array: upsert every element, atomically
+    DELETE /<c>               empty the collection
+    GET    /<c>/<id>          the item (?envelope=KEY wraps it), 404 when absent
+    PUT    /<c>/<id>          insert or replace (a replaced item keeps its place);
+                              If-Match is honoured (412 when it does not match)
+    DELETE /<c>/<id>          204, or 404 when absent
+Every GET answers an ETag (a hash of the body) and 304 to a matching If-None-Match.
+
+Control (never scripted, never logged)
+    POST /__script   {"collection": C, "responses": [R, ...]}: the next requests to
+                     collection C answer R, one each, in order. R is one of
+                     {"status": 503, "headers": {...}, "body": "text"}   (the header value
+                         "{http-date+N}" becomes the HTTP-date N seconds from now)
+                     {"action": "garbage"}          200 with a body that is not JSON
+                     {"action": "slow", "delay": S} headers now, the body after S seconds
+                     {"action": "drop"}             headers and half a body, then the
+                                                    connection is closed
+                     {"action": "pass"}             the ordinary answer
+    GET  /__log?collection=C           the requests C received: method, path, headers,
+                                       and the status answered
+    GET  /__wait?collection=C&requests=N&aborted=M&timeout=S
+                                       waits until C has received N requests and M
+                                       clients hung up on a slow answer; 408 on timeout
+"""
+
+import email.utils
+import hashlib
+import json
+import select
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+from collections import OrderedDict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Store:
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.collections = {}  # name -> OrderedDict(key -> bytes)
+        self.scripts = {}  # name -> [response, ...]
+        self.logs = {}  # name -> [request, ...]
+        self.aborted = {}  # name -> count of clients that hung up on a slow answer
+
+    def collection(self, name):
+        return self.collections.setdefault(name, OrderedDict())
+
+
+STORE = Store()
+
+
+def etag_of(body):
+    return '"' + hashlib.sha1(body).hexdigest()[:20] + '"'
+
+
+def item_key(value):
+    """The key an entity's "id" is stored under: its path segment."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "RepositoriesFixture/1"
+    # Headers and body go out in separate writes; with Nagle's algorithm the body would wait
+    # for the client's delayed ACK (40 ms a request on Linux).
+    disable_nagle_algorithm = True
+
+    def log_message(self, format, *args):  # quiet: the tests read /__log instead
+        pass
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def parts(self):
+        parsed = urllib.parse.urlsplit(self.path)
+        segments = [urllib.parse.unquote(s) for s in parsed.path.split("/")[1:]]
+        query = urllib.parse.parse_qs(parsed.query, keep_blank_values=True)
+        return parsed, segments, query
+
+    def read_body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def answer(self, status, body=b"", headers=None, content_type="application/json"):
+        if getattr(self, "entry", None) is not None:
+            self.entry["status"] = str(status)
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if body or status not in (204, 304):
+            self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+
+    def answer_json(self, status, value, headers=None):
+        self.answer(status, json.dumps(value).encode(), headers)
+
+    def answer_get(self, body, headers=None):
+        tag = etag_of(body)
+        headers = dict(headers or {})
+        headers["ETag"] = tag
+        wanted = [t.strip() for t in (self.headers.get("If-None-Match") or "").split(",")]
+        if tag in wanted:
+            self.answer(304, b"", headers)
+        else:
+            self.answer(200, body, headers)
+
+    # -- dispatch ---------------------------------------------------------------------
+
+    def do_GET(self):
+        self.dispatch("GET")
+
+    def do_PUT(self):
+        self.dispatch("PUT")
+
+    def do_POST(self):
+        self.dispatch("POST")
+
+    def do_DELETE(self):
+        self.dispatch("DELETE")
+
+    def do_PATCH(self):
+        self.dispatch("PATCH")
+
+    def dispatch(self, method):
+        self.entry = None
+        try:
+            parsed, segments, query = self.parts()
+            body = self.read_body()
+            if segments and segments[0].startswith("__"):
+                return self.control(method, segments[0], query, body)
+            name = segments[0] if segments else ""
+            self.entry = {"method": method, "path": self.path, "headers": dict(self.headers.items())}
+            with STORE.condition:
+                STORE.logs.setdefault(name, []).append(self.entry)
+                STORE.condition.notify_all()
+                script = STORE.scripts.get(name)
+                scripted = script.pop(0) if script else None
+            if scripted is not None and scripted.get("action") != "pass":
+                return self.scripted(name, scripted)
+            if len(segments) == 1:
+                return self.on_collection(method, name, query, body, parsed)
+            if len(segments) == 2:
+                return self.on_item(method, name, segments[1], query, body)
+            self.answer_json(404, {"error": "no such resource"})
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    # -- resources --------------------------------------------------------------------
+
+    def on_collection(self, method, name, query, body, parsed):
+        if method == "GET" and "count" in query:
+            with STORE.condition:
+                count = len(STORE.collection(name))
+            return self.answer_json(200, {"count": count})
+        if method == "GET":
+            with STORE.condition:
+                values = list(STORE.collection(name).values())
+            envelope = (query.get("envelope") or [None])[0]
+            next_link = None
+            if "per_page" in query:
+                per_page = max(1, int(query["per_page"][0]))
+                page = max(1, int((query.get("page") or ["1"])[0]))
+                start = (page - 1) * per_page
+                if start + per_page < len(values):
+                    following = dict((k, v[0]) for k, v in query.items())
+                    following["page"] = str(page + 1)
+                    next_link = parsed.path + "?" + urllib.parse.urlencode(following)
+                values = values[start:start + per_page]
+            array = b"[" + b",".join(values) + b"]"
+            if envelope:
+                body = (
+                    b'{"' + envelope.encode() + b'":' + array
+                    + b',"next":' + json.dumps(next_link).encode() + b"}"
+                )
+                return self.answer_get(body)
+            headers = {"Link": "<%s>; rel=\"next\"" % next_link} if next_link else {}
+            return self.answer_get(array, headers)
+        if method == "POST":
+            try:
+                value = json.loads(body)
+            except ValueError:
+                return self.answer_json(400, {"error": "the body is not JSON"})
+            items = value if isinstance(value, list) else [value]
+            if not all(isinstance(item, dict) and "id" in item for item in items):
+                return self.answer_json(422, {"error": "every entity needs an id"})
+            with STORE.condition:
+                collection = STORE.collection(name)
+                for item in items:
+                    collection[item_key(item["id"])] = json.dumps(item).encode()
+            return self.answer(201 if isinstance(value, dict) else 204)
+        if method == "DELETE":
+            with STORE.condition:
+                STORE.collection(name).clear()
+            return self.answer(204)
+        self.answer_json(405, {"error": "method not allowed"})
+
+    def on_item(self, method, name, key, query, body):
+        if method == "GET":
+            with STORE.condition:
+                stored = STORE.collection(name).get(key)
+            if stored is None:
+                return self.answer_json(404, {"error": "not found", "id": key})
+            envelope = (query.get("envelope") or [None])[0]
+            if envelope:
+                stored = b'{"' + envelope.encode() + b'":' + stored + b"}"
+            return self.answer_get(stored)
+        if method == "PUT":
+            try:
+                json.loads(body)
+            except ValueError:
+                return self.answer_json(400, {"error": "the body is not JSON"})
+            with STORE.condition:
+                collection = STORE.collection(name)
+                current = collection.get(key)
+                condition = self.headers.get("If-Match")
+                if condition is not None and condition.strip() != "*":
+                    if current is None or etag_of(current) not in [
+                        t.strip() for t in condition.split(",")
+                    ]:
+                        return self.answer_json(412, {"error": "precondition failed"})
+                collection[key] = body  # an existing key keeps its place
+            return self.answer(201 if current is None else 200, body, {"ETag": etag_of(body)})
+        if method == "DELETE":
+            with STORE.condition:
+                existed = STORE.collection(name).pop(key, None) is not None
+            if existed:
+                return self.answer(204)
+            return self.answer_json(404, {"error": "not found", "id": key})
+        self.answer_json(405, {"error": "method not allowed"})
+
+    # -- scripted answers -------------------------------------------------------------
+
+    def scripted(self, name, response):
+        action = response.get("action")
+        self.entry["status"] = str(action or response.get("status"))
+        if action == "garbage":
+            return self.answer(200, b'{"id": 1, "title": <this is not JSON>')
+        if action == "drop":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'[{"id": 1, "ti')
+            self.wfile.flush()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if action == "slow":
+            return self.slow(name, float(response.get("delay", 5)))
+        headers = {}
+        for header, value in (response.get("headers") or {}).items():
+            if value.startswith("{http-date+"):
+                seconds = float(value[len("{http-date+"):-1])
+                value = email.utils.formatdate(time.time() + seconds, usegmt=True)
+            headers[header] = value
+        body = response.get("body", "").encode()
+        self.answer(int(response.get("status", 200)), body, headers, "text/plain")
+
+    def slow(self, name, delay):
+        body = b"[]"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        deadline = time.monotonic() + delay
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([self.connection], [], [], 0.02)
+            if readable:
+                try:
+                    hung_up = self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    hung_up = True
+                if hung_up:
+                    with STORE.condition:
+                        STORE.aborted[name] = STORE.aborted.get(name, 0) + 1
+                        STORE.condition.notify_all()
+                    self.close_connection = True
+                    return
+        self.wfile.write(body)
+
+    # -- control ----------------------------------------------------------------------
+
+    def control(self, method, command, query, body):
+        if command == "__script" and method == "POST":
+            request = json.loads(body)
+            with STORE.condition:
+                STORE.scripts.setdefault(request["collection"], []).extend(request["responses"])
+            return self.answer(204)
+        name = (query.get("collection") or [""])[0]
+        if command == "__log" and method == "GET":
+            with STORE.condition:
+                log = list(STORE.logs.get(name, []))
+            return self.answer_json(200, log)
+        if command == "__wait" and method == "GET":
+            requests = int((query.get("requests") or ["0"])[0])
+            aborted = int((query.get("aborted") or ["0"])[0])
+            timeout = float((query.get("timeout") or ["10"])[0])
+
+            def reached():
+                return (
+                    len(STORE.logs.get(name, [])) >= requests
+                    and STORE.aborted.get(name, 0) >= aborted
+                )
+
+            with STORE.condition:
+                done = STORE.condition.wait_for(reached, timeout)
+                state = {
+                    "requests": len(STORE.logs.get(name, [])),
+                    "aborted": STORE.aborted.get(name, 0),
+                }
+            return self.answer_json(200 if done else 408, state)
+        self.answer_json(404, {"error": "no such control endpoint"})
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+
+    def watch_stdin():
+        sys.stdin.read()  # returns at end of input: the test process has gone
+        server.shutdown()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    try:
+        server.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+import Foundation
+import Repositories
+import RepositoriesHTTP
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The transport under the repository: cancellation reaches the request on the wire, and
+/// another client can take URLSession's place.
+@Suite struct HTTPTransportTests {
+    @Test func cancellingTheTaskCancelsTheRequest() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let todos = HTTPRepository<Todo>(baseURL: url)
+            try await todos.save(.milk)
+            try await server.script(url, [.slow(delay: 10)])
+            let clock = ContinuousClock()
+            let start = clock.now
+            let task = Task { try await todos.fetchAll() }
+            try await server.wait(for: url, requests: 2)  // the slow GET has reached the server
+            task.cancel()
+            let outcome = await task.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            try await server.wait(for: url, aborted: 1)  // …and the server saw the client hang up
+            #expect(clock.now - start < .seconds(8), "the cancelled request did not wait for the body")
+        }
+    }
+
+    /// A client of the test's own: it answers from memory and records what it was asked.
+    final class StubTransport: HTTPTransport {
+        let requests = Mutex<[String]>([])
+
+        func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            let url = try #require(request.url)
+            requests.withLock { $0.append("\(request.httpMethod ?? "?") \(url.path)") }
+            let body =
+                request.httpMethod == "GET"
+                ? Data(#"[{"id": 7, "title": "From the stub", "done": false}]"#.utf8) : Data()
+            let response = try #require(
+                HTTPURLResponse(
+                    url: url, statusCode: request.httpMethod == "GET" ? 200 : 204, httpVersion: "HTTP/1.1",
+                    headerFields: ["Content-Type": "application/json"]))
+            return (body, response)
+        }
+    }
+
+    @Test func anotherTransportCanTakeURLSessionsPlace() async throws {
+        let stub = StubTransport()
+        let url = try #require(URL(string: "https://api.example.com/todos"))
+        let todos = HTTPRepository<Todo>(baseURL: url, transport: stub)
+        #expect(try await todos.fetchAll() == [Todo(id: 7, title: "From the stub")])
+        try await todos.save(.milk)
+        #expect(stub.requests.withLock { $0 } == ["GET /todos", "PUT /todos/1"])
+    }
+
+    @Test func transportErrorsOfEveryKindBecomeRepositoryErrors() async throws {
+        struct Broken: HTTPTransport {
+            let error: any Error
+            func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) { throw error }
+        }
+        struct Odd: Error {}
+        let url = try #require(URL(string: "https://api.example.com/todos"))
+        let cases: [(any Error, RepositoryError.Code)] = [
+            (URLError(.timedOut), .timedOut),
+            (URLError(.cannotConnectToHost), .unavailable),
+            (URLError(.networkConnectionLost), .unavailable),
+            (Odd(), .unavailable),
+            (RepositoryError.rejected("the proxy said no"), .rejected),
+        ]
+        for (thrown, code) in cases {
+            let todos = HTTPRepository<Todo>(baseURL: url, transport: Broken(error: thrown))
+            let error = await #expect(throws: RepositoryError.self) { try await todos.fetch(id: 1) }
+            #expect(error?.code == code, "\(thrown)")
+            #expect(error?.location == url.absoluteString + "/1", "\(thrown)")
+        }
+    }
+}
