@@ -1,6 +1,7 @@
-// QuickStart: an entity, a store, a query, a typed error, a bounded cache and type
-// erasure, in one short program. Run it with `swift run QuickStart`.
+// QuickStart: an entity, a composed stack (a remote, a local mirror, a cache), a query, a
+// typed error and type erasure, in one short program. Run it with `swift run QuickStart`.
 import Repositories
+import Synchronization
 
 /// The entity: any `Identifiable & Sendable` type.
 struct Product: Identifiable, Sendable, Equatable {
@@ -14,45 +15,60 @@ func cheapest(_ count: Int, in products: some Repository<Product, Int>) async th
     try await products.fetch(Query<Product>().sorted(by: \.price).limit(count))
 }
 
-let catalog = InMemoryRepository<Product>()
-try await catalog.save(contentsOf: [
+// A stand-in for a web API, built from the package's own parts: a store behind a switch.
+let server = InMemoryRepository<Product>([
     Product(id: 1, name: "Tea", price: 3.20),
     Product(id: 2, name: "Bread", price: 1.90),
     Product(id: 3, name: "Milk", price: 0.99),
-    Product(id: 4, name: "Cheese", price: 6.50),
 ])
-print("Saved \(try await catalog.count()) products in one batch: \(try await catalog.fetchAll().map(\.name))")
+let online = Mutex(true)
+let offlineError = RepositoryError.unavailable("The API cannot be reached (simulated)")
+var api = AnyRepository(server)
+api.onFetchAll = {
+    guard online.withLock({ $0 }) else { throw offlineError }
+    return try await server.fetchAll()
+}
+api.onSave = { product in
+    guard online.withLock({ $0 }) else { throw offlineError }
+    try await server.save(product)
+}
 
-try await catalog.save(Product(id: 1, name: "Green tea", price: 3.40))
-print("Replaced product 1; it keeps its place: \(try await catalog.fetchAll().map(\.name))")
+// The stack: the API first, a local mirror when it fails, a memory cache in front.
+let mirror = InMemoryRepository<Product>()
+let products =
+    api
+    .fallback(to: mirror)
+    .cached(in: InMemoryRepository<Cached<Product>>(), timeToLive: .seconds(30))
 
-let bargains = try await cheapest(2, in: catalog)
+print("Online: \(try await products.fetchAll().map(\.name)) (mirrored: \(try await mirror.count()) products)")
+
+online.withLock { $0 = false }
+await products.invalidateAll()  // drop the cache so the next read goes down the stack
+print("Offline: \(try await products.fetchAll().map(\.name)) (served from the local mirror)")
+
+do {
+    try await products.save(Product(id: 4, name: "Cheese", price: 6.50))
+} catch let error as RepositoryError {
+    print(
+        "Saving offline fails cleanly: \(error.code); the mirror still holds \(try await mirror.count()) products"
+    )
+}
+
+online.withLock { $0 = true }
+try await products.save(Product(id: 4, name: "Cheese", price: 6.50))
+print(
+    "Back online, saved Cheese: the API holds \(try await server.count()), the mirror \(try await mirror.count())"
+)
+
+let bargains = try await cheapest(2, in: products)
 print("The two cheapest: \(bargains.map { "\($0.name) (\($0.price))" })")
 
 do {
-    _ = try await catalog.require(id: 99)
+    _ = try await products.require(id: 99)
 } catch let error as RepositoryError {
     print("Asking for product 99 throws a typed error: \(error)")
 }
 
-// A bounded store keeps the most recently used entities: a ready-made LRU cache.
-let recentlyViewed = InMemoryRepository<Product>(capacity: 2)
-for id in [3, 4, 2] {
-    if let product = try await catalog.fetch(id: id) { try await recentlyViewed.save(product) }
-}
-print("Recently viewed (capacity 2): \(try await recentlyViewed.fetchAll().map(\.name))")
-
-// AnyRepository erases the store's type and lets one operation be replaced, the way a
-// dependency client is overridden in tests or previews.
-var readOnlyCatalog = AnyRepository(catalog)
-readOnlyCatalog.onSave = { product in
-    throw RepositoryError.rejected("The catalog is read-only here; \(product.name) was not saved")
-}
-do {
-    try await readOnlyCatalog.save(Product(id: 5, name: "Butter", price: 2.10))
-} catch {
-    print("Saving through the read-only view: \(error)")
-}
-print(
-    "Still \(try await readOnlyCatalog.count()) products; the cheapest through the erased type: \(try await cheapest(1, in: readOnlyCatalog).map(\.name))"
-)
+// AnyRepository erases a stack's type, the way a dependency client hides its live value.
+let erased: AnyRepository<Product, Int> = AnyRepository(products)
+print("Through the erased type: \(try await erased.count()) products")
