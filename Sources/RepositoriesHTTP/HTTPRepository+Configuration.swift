@@ -48,10 +48,11 @@ extension HTTPRepository {
         /// Whether a `GET` carries `If-None-Match` with the tag last received for its URL,
         /// serving a `304` from the body received with that tag.
         public var conditionalRequests: Bool
-        /// Whether a save carries `If-Match` with the tag last seen for its URL (from a
-        /// ``HTTPRepository/fetch(id:)`` of the entity or an earlier save), so a write over
-        /// another client's change answers `412` and throws `conflict`. Saves of entities
-        /// whose tag is unknown are sent without it.
+        /// Whether a save carries `If-Match` with the tag last seen for the entity (from a
+        /// ``HTTPRepository/fetch(id:)`` of it, or an earlier save whose reply had an `ETag`),
+        /// so a write over another client's change answers `412` and throws `conflict`.
+        /// Saves of entities whose tag is unknown, and saves sent to another URL than the one
+        /// the entity is read from (a `POST` to the collection), are sent without it.
         public var ifMatchOnSave: Bool
         /// How many URLs' tags (and `GET` bodies) are kept at most; 0 keeps none.
         public var etagCapacity: Int

@@ -10,17 +10,25 @@ extension HTTPRepository {
     /// ETag bookkeeping: a `304` to a conditional `GET` comes back as the `200` it stands for.
     ///
     /// - Parameters:
-    ///   - precondition: whether a save may carry `If-Match`.
+    ///   - tagKey: the URL whose entity tag this exchange reads and updates: the endpoint's
+    ///     own by default; for a write, the URL the entity is read from, so a save posted to
+    ///     the collection never borrows the collection's tag.
+    ///   - ifMatch: whether a save may carry `If-Match` (with ``Configuration/ifMatchOnSave``).
     ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
     /// - Throws: a ``Repositories/RepositoryError`` when no reply arrived (see
     ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
     func exchange(
-        _ endpoint: HTTPEndpoint, body: Data? = nil, precondition: Bool = false, operation: String
+        _ endpoint: HTTPEndpoint, body: Data? = nil, tagKey: URL? = nil, ifMatch: Bool = false,
+        operation: String
     ) async throws -> HTTPReply {
         // A task cancelled before its request leaves must not send it: once sent, a write may
         // land whatever the caller hears.
         try Task.checkCancellation()
-        var request = try await makeRequest(endpoint, body: body, precondition: precondition)
+        let tagKey = tagKey ?? endpoint.url
+        var request = try await makeRequest(endpoint, body: body)
+        if ifMatch && configuration.ifMatchOnSave, let tag = etags.tag(for: tagKey) {
+            request.setValue(tag, forHTTPHeaderField: "If-Match")
+        }
         let method = endpoint.method.uppercased()
         let cached =
             method == "GET" && configuration.conditionalRequests
@@ -39,7 +47,7 @@ extension HTTPRepository {
             reply.body = cached.body
             return reply
         }
-        remember(reply, for: endpoint.url, method: method)
+        remember(reply, for: tagKey, method: method)
         return reply
     }
 
@@ -58,9 +66,7 @@ extension HTTPRepository {
 
     /// The request for `endpoint`: headers (defaults, the configuration's, the endpoint's),
     /// the token, the body, the timeout, then ``Configuration/prepareRequest``.
-    private func makeRequest(_ endpoint: HTTPEndpoint, body: Data?, precondition: Bool) async throws
-        -> URLRequest
-    {
+    private func makeRequest(_ endpoint: HTTPEndpoint, body: Data?) async throws -> URLRequest {
         var request = URLRequest(url: endpoint.url)
         request.httpMethod = endpoint.method
         request.cachePolicy = .reloadIgnoringLocalCacheData
@@ -69,9 +75,6 @@ extension HTTPRepository {
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        if precondition && configuration.ifMatchOnSave, let tag = etags.tag(for: endpoint.url) {
-            request.setValue(tag, forHTTPHeaderField: "If-Match")
         }
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
         for (name, value) in endpoint.headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -201,7 +204,11 @@ extension HTTPRepository {
     /// Sends one save of `entity` with its encoded `body`.
     func send(_ entity: Entity, body: Data, operation: String = "save(_:)") async throws {
         let endpoint = configuration.endpoints.save(entity, resource)
-        let reply = try await exchange(endpoint, body: body, precondition: true, operation: operation)
+        let readFrom = configuration.endpoints.fetch(entity.id, resource).url
+        // A precondition is about the request's target: only a write to the URL the entity is
+        // read from (PUT or PATCH to the item) can carry the entity's tag.
+        let reply = try await exchange(
+            endpoint, body: body, tagKey: readFrom, ifMatch: endpoint.url == readFrom, operation: operation)
         try check(reply, id: describe(entity.id))
     }
 }

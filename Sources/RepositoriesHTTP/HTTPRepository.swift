@@ -174,7 +174,8 @@ where Entity.ID: Codable & Sendable {
     /// - Throws: ``Repositories/RepositoryError`` as the type's documentation lists.
     public func delete(id: ID) async throws {
         let endpoint = configuration.endpoints.delete(id, resource)
-        let reply = try await exchange(endpoint, operation: "delete(id:)")
+        let readFrom = configuration.endpoints.fetch(id, resource).url
+        let reply = try await exchange(endpoint, tagKey: readFrom, operation: "delete(id:)")
         if reply.status == 404 || reply.status == 410 { return }
         try check(reply, id: describe(id))
     }

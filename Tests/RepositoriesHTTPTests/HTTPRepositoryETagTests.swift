@@ -77,6 +77,26 @@ import Testing
         }
     }
 
+    /// `If-Match` is about the request's target: a save posted to the collection carries
+    /// neither the collection's tag nor the entity's.
+    @Test func ifMatchGoesOnlyWithWritesToTheEntitysOwnURL() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let todos = HTTPRepository<Todo>(baseURL: url) { configuration in
+                configuration.ifMatchOnSave = true
+                configuration.endpoints.save = { _, resource in .post(resource.collection) }
+            }
+            try await todos.save(.milk)
+            #expect(try await todos.fetchAll() == [.milk])  // the collection's URL now has a tag
+            try await todos.save(.bread)
+            #expect(try await todos.fetch(id: 1) == .milk)
+            try await todos.save(Todo(id: 1, title: "Buy oat milk"))
+
+            let posts = try await server.log(url).filter { $0.method == "POST" }
+            #expect(posts.allSatisfy { $0.header("If-Match") == nil })
+        }
+    }
+
     @Test func withoutIfMatchTheLastWriteWins() async throws {
         try await withFixtureServer { server in
             let url = server.newCollection()
