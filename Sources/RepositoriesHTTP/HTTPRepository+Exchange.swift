@@ -51,12 +51,12 @@ extension HTTPRepository {
         return reply
     }
 
-    /// Keeps or forgets the tag of `url` after a reply.
+    /// Keeps or forgets the tag of `url` after a reply. A failure (5xx, 401…) says nothing
+    /// about the resource, so what was kept stays; a `404` or `410` says it is gone.
     private func remember(_ reply: HTTPReply, for url: URL, method: String) {
-        guard (200..<300).contains(reply.status), let tag = reply.header("ETag") else {
-            etags.forget(url)
-            return
-        }
+        if reply.status == 404 || reply.status == 410 { return etags.forget(url) }
+        guard (200..<300).contains(reply.status) else { return }
+        guard let tag = reply.header("ETag") else { return etags.forget(url) }
         switch method {
         case "GET" where configuration.conditionalRequests: etags.remember(tag, body: reply.body, for: url)
         case "DELETE": etags.forget(url)

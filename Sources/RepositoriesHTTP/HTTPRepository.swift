@@ -148,11 +148,14 @@ where Entity.ID: Codable & Sendable {
             entities += page.entities
             guard let next = page.next else { return entities }
             if visited.contains(next) || visited.count >= configuration.maximumPages {
-                throw RepositoryError.corrupted(
+                var error = RepositoryError.corrupted(
                     visited.contains(next)
                         ? "Page \(visited.count) of the collection links back to \(next.absoluteString), already read"
                         : "The collection has more than \(configuration.maximumPages) pages",
                     location: reply.url.absoluteString)
+                error.recovery =
+                    "Check the API's paging and the decodePage hook, or raise Configuration.maximumPages"
+                throw error
             }
             endpoint = HTTPEndpoint(method: "GET", url: next, headers: endpoint.headers)
         }

@@ -23,6 +23,20 @@ import Testing
         }
     }
 
+    @Test func aFailedReadKeepsTheLastBodyForTheNext304() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let todos = HTTPRepository<Todo>(baseURL: url)
+            try await todos.save(.milk)
+            #expect(try await todos.fetchAll() == [.milk])
+            try await server.script(url, [.status(503)])
+            await #expect(throws: RepositoryError.self) { try await todos.fetchAll() }
+            #expect(try await todos.fetchAll() == [.milk])
+            let reads = try await server.log(url).filter { $0.method == "GET" }
+            #expect(reads.map(\.status) == ["200", "503", "304"])
+        }
+    }
+
     @Test func changedResourceIsReadAfresh() async throws {
         try await withFixtureServer { server in
             let url = server.newCollection()
