@@ -32,7 +32,8 @@ import Repositories
 /// an excerpt; a refused connection, an unknown host or a dropped connection is
 /// `unavailable`; a request that runs past ``Configuration/timeout`` is `timedOut`.
 /// Cancelling the calling task cancels the request in flight and throws
-/// `CancellationError`.
+/// `CancellationError`; a task cancelled before a request leaves never sends it, but a
+/// write cancelled on the wire may still have reached the server, as with a lost response.
 ///
 /// ## ETags
 ///
