@@ -16,16 +16,16 @@ import Testing
             let url = server.newCollection()
             let todos = HTTPRepository<Todo>(baseURL: url)
             try await todos.save(.milk)
-            try await server.script(url, [.slow(delay: 10)])
-            let clock = ContinuousClock()
-            let start = clock.now
+            try await server.script(url, [.slow(delay: 3)])
             let task = Task { try await todos.fetchAll() }
             try await server.wait(for: url, requests: 2)  // the slow GET has reached the server
             task.cancel()
             let outcome = await task.result
             #expect(throws: CancellationError.self) { try outcome.get() }
-            try await server.wait(for: url, aborted: 1)  // …and the server saw the client hang up
-            #expect(clock.now - start < .seconds(8), "the cancelled request did not wait for the body")
+            // …and the server saw the client hang up before the body: had the request gone on,
+            // the client would have read the body and the server would count no abort. (No
+            // clock here: on a loaded machine any time limit is a flaky test.)
+            try await server.wait(for: url, aborted: 1)
         }
     }
 
