@@ -1,5 +1,5 @@
 /// CRC-32 (IEEE 802.3, the polynomial zlib and PNG use), for checking stored records.
-enum CRC32 {
+package enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { byte in
         var crc = UInt32(byte)
         for _ in 0..<8 {
@@ -12,7 +12,7 @@ enum CRC32 {
     /// before them, or 0).
     ///
     /// - Complexity: O(*n*).
-    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
         var crc = ~initial
         table.withUnsafeBufferPointer { table in
             for byte in bytes {
@@ -23,7 +23,7 @@ enum CRC32 {
     }
 
     /// Returns the checksum of `bytes`.
-    static func checksum(_ bytes: some Sequence<UInt8>, continuing initial: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>, continuing initial: UInt32 = 0) -> UInt32 {
         var crc = ~initial
         for byte in bytes {
             crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
