@@ -19,14 +19,18 @@ final class SQLiteConnection {
 
     static var inMemoryPath: String { ":memory:" }
 
-    /// Opens (and creates, if absent) the database at `path`, reading and writing.
+    /// Opens (and creates, if absent) the database at `path`, reading and writing; or, when
+    /// `readOnly`, opens the existing file for reading only.
     ///
     /// SQLite reads nothing yet: a file that is not a database is only noticed by the first
-    /// statement that reads it.
-    init(path: String) throws {
+    /// statement that reads it. A read-only connection never writes the database file, not
+    /// even to checkpoint the log when it closes; in WAL mode it still shares the `-wal` and
+    /// `-shm` files, creating them if they are missing.
+    init(path: String, readOnly: Bool = false) throws {
         self.path = path
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {
             let message = opened.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
@@ -101,8 +105,10 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` in one transaction: commits when it returns, rolls back when it throws
-    /// (or when the commit fails), then rethrows.
+    /// (or when the commit fails), then rethrows. Inside a transaction already open, `body`
+    /// runs as part of it.
     func transaction<Result>(_ kind: TransactionKind, _ body: () throws -> Result) throws -> Result {
+        if let handle, sqlite3_get_autocommit(handle) == 0 { return try body() }
         try execute(kind.rawValue)
         do {
             let result = try body()
@@ -146,6 +152,15 @@ final class SQLiteConnection {
             sqlite3_close_v2(handle)
             throw SQLiteError(extendedCode: result, message: message)
         }
+    }
+
+    /// Closes the connection, or releases it to close once its statements are finalized:
+    /// for a read-only connection, which has nothing to lose and no one to report to.
+    func closeQuietly() {
+        guard let handle else { return }
+        statements.removeAll()
+        self.handle = nil
+        sqlite3_close_v2(handle)
     }
 
     // MARK: Private

@@ -1,52 +1,65 @@
 import Foundation
 import Repositories
 
-/// An entity's row as the repository hands it over: its key and its JSON body.
-struct SQLiteRow: Sendable {
-    var key: SQLiteKey
-    var body: Data
-}
-
-/// The one connection behind a ``SQLiteRepository``, as an actor running on its own
-/// dispatch queue (``SQLiteExecutor``).
+/// The connections behind a ``SQLiteRepository``: one writer, an actor running on its own
+/// dispatch queue (``SQLiteExecutor``), and for a database file, read-only connections that
+/// serve reads on the callers' threads (``SQLiteReaderPool``).
 ///
-/// Every method is synchronous inside the actor, so it runs whole before the next call
-/// starts: callers are served one at a time, in arrival order, and the connection is never
-/// touched by two threads at once. Methods take and return only keys and bytes; encoding and
-/// decoding happen in the callers' tasks, in parallel, outside the actor.
+/// Every write is a synchronous method of the actor, so it runs whole before the next call
+/// starts: writes are served one at a time, in arrival order, and the writer is never touched
+/// by two threads at once. Reads of a file take a read-only connection of their own and need
+/// no turn on the queue; in memory (where a second connection would be a second database)
+/// they take their turn on the writer. Methods take and return only keys and bytes; encoding,
+/// decoding and checking rows happen in the callers' tasks, in parallel.
 ///
 /// Every method throws `RepositoryError` (SQLite's errors mapped, and `closed` after
 /// ``close()``) or `CancellationError` when its task was cancelled before it began.
 actor SQLiteDatabase {
     /// The file path or `:memory:`, and the table, for error messages.
     nonisolated let location: String
-    private let executor: SQLiteExecutor
-    let table: SQLiteTable
-    private var connection: SQLiteConnection?
+    nonisolated let table: SQLiteTable
     /// How many IDs one `IN (…)` list holds at most: a power of two within SQLite's limit.
-    let maximumChunk: Int
+    nonisolated let maximumChunk: Int
+    private let executor: SQLiteExecutor
+    private var connection: SQLiteConnection?
+    /// The read-only connections of a database file; `nil` in memory.
+    private nonisolated let readers: SQLiteReaderPool?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private init(
-        connection: sending SQLiteConnection, executor: SQLiteExecutor, table: SQLiteTable, location: String
+        connection: sending SQLiteConnection, readers: SQLiteReaderPool?, executor: SQLiteExecutor,
+        table: SQLiteTable, location: String
     ) {
         self.maximumChunk = Self.largestPowerOfTwo(atMost: min(connection.variableLimit, 512))
         self.connection = connection
+        self.readers = readers
         self.executor = executor
         self.table = table
         self.location = location
     }
+
+    deinit {
+        // The readers close first, so that the writer, released after this, is the last
+        // connection and checkpoints the log into the database file.
+        readers?.close()
+    }
+
+    // MARK: Opening
 
     /// Opens the database file at `path` on a new executor's queue, and prepares `table`.
     static func open(path: String, table: SQLiteTable, options: SQLiteOptions) async throws -> SQLiteDatabase
     {
         let location = "\(path), table \(table.name)"
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
-        let connection = try await executor.run {
-            try Self.openConnection(path: path, table: table, options: options, location: location)
+        let opened = try await executor.run {
+            try mapping(location) {
+                try openFile(path: path, table: table, options: options, location: location)
+            }
         }
-        return SQLiteDatabase(connection: connection, executor: executor, table: table, location: location)
+        let readers = opened.readers
+        return SQLiteDatabase(
+            connection: opened.writer, readers: readers, executor: executor, table: table, location: location)
     }
 
     /// Opens a private in-memory database on the caller's thread (nothing blocks), and
@@ -54,91 +67,182 @@ actor SQLiteDatabase {
     static func openInMemory(table: SQLiteTable, options: SQLiteOptions) throws -> SQLiteDatabase {
         let path = SQLiteConnection.inMemoryPath
         let location = "\(path), table \(table.name)"
-        let connection = try openConnection(path: path, table: table, options: options, location: location)
+        let connection = try mapping(location) {
+            try openWriter(path: path, table: table, options: options, location: location)
+        }
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
-        return SQLiteDatabase(connection: connection, executor: executor, table: table, location: location)
+        return SQLiteDatabase(
+            connection: connection, readers: nil, executor: executor, table: table, location: location)
     }
 
-    /// Opens a connection and readies it, in an order that never writes to a file that is
-    /// not a database.
-    private static func openConnection(
+    /// The writer and the readers of a database file.
+    private struct OpenedFile {
+        var writer: SQLiteConnection
+        var readers: SQLiteReaderPool
+    }
+
+    /// Probes an existing file on a read-only connection, then opens the writer.
+    ///
+    /// SQLite writes to the file when it creates the table or switches it to WAL; a write
+    /// into a damaged file could spread the damage, and a table that damage hid would be
+    /// created again, empty, and served as the truth. So everything that can be read first
+    /// is read on a connection that cannot write at all, and throws with the file untouched.
+    private static func openFile(
+        path: String, table: SQLiteTable, options: SQLiteOptions, location: String
+    ) throws -> OpenedFile {
+        let probe = try probe(path: path, table: table, options: options, location: location)
+        let writer = try openWriter(path: path, table: table, options: options, location: location)
+        try probe?.setBusyTimeout(milliseconds: 0)
+        return OpenedFile(writer: writer, readers: SQLiteReaderPool(path: path, first: probe))
+    }
+
+    /// Reads an existing database file on a read-only connection, which it then hands to the
+    /// readers; `nil` when there is no file yet, or when SQLite must write to open it at all.
+    ///
+    /// - Throws: `corrupted` when the header, the schema or the file's length is damaged,
+    ///   or, when opening is about to write, when SQLite's `quick_check` or a row's checksum
+    ///   finds damage; `rejected` for a table of another shape.
+    private static func probe(
+        path: String, table: SQLiteTable, options: SQLiteOptions, location: String
+    ) throws -> SQLiteConnection? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let connection = try SQLiteConnection(path: path, readOnly: true)
+            try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+            try connection.transaction(.deferred) {
+                try inspect(connection, path: path, table: table, location: location)
+            }
+            return connection
+        } catch let error as SQLiteError where error.code == SQLiteError.readOnly {
+            // A hot rollback journal, or a log whose index only a writer may rebuild: SQLite
+            // writes to recover them, as any opener would. The writer's own first read, before
+            // anything else, then is the probe.
+            return nil
+        }
+    }
+
+    /// Everything opening can learn without writing, inside one read transaction.
+    private static func inspect(
+        _ connection: SQLiteConnection, path: String, table: SQLiteTable, location: String
+    ) throws {
+        // Reads the header and the schema: a file that is not a database, or whose first
+        // pages or schema are damaged, throws here.
+        _ = try connection.integer("SELECT count(*) FROM sqlite_master")
+        try SQLiteFileHeader.checkLength(ofDatabaseAt: path, location: location)
+        let presence = try table.presence(on: connection, location: location)
+        let journalMode = try connection.text("PRAGMA journal_mode")?.lowercased()
+        guard presence == .missing || journalMode != "wal" else { return }
+        // The writer is about to write: read every page first.
+        let verdict = try connection.text("PRAGMA quick_check(1)") ?? "no answer"
+        guard verdict == "ok" else {
+            throw RepositoryError.corrupted(
+                "SQLite's check of the file found damage: \(verdict)", location: location)
+        }
+        if presence == .present {
+            _ = try table.scan(on: connection).verifiedRows(location: location)
+        }
+    }
+
+    /// Opens the connection that writes and readies it: WAL for a file, the durability
+    /// options, the table.
+    private static func openWriter(
         path: String, table: SQLiteTable, options: SQLiteOptions, location: String
     ) throws -> SQLiteConnection {
-        try mapping(location) {
-            let connection = try SQLiteConnection(path: path)
-            try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-            // SQLite reads the file only when a statement needs it, so read the header and
-            // the schema now, before anything below may write: a file that is not a database
-            // (or whose first pages are damaged) then throws with its bytes untouched.
-            _ = try connection.integer("SELECT count(*) FROM sqlite_master")
-            if path != SQLiteConnection.inMemoryPath {
-                // WAL: readers never block the writer nor it them, and a commit is one
-                // append (and, with synchronous=FULL, one fsync) of the log.
-                _ = try connection.text("PRAGMA journal_mode=WAL")
-            }
-            try connection.execute("PRAGMA synchronous=\(options.synchronous.pragmaValue)")
-            if options.synchronous == .full {
-                // On Apple platforms fsync leaves data in the drive's cache; F_FULLFSYNC flushes
-                // it. SQLite ignores this pragma elsewhere.
-                try connection.execute("PRAGMA fullfsync=ON")
-            }
+        let connection = try SQLiteConnection(path: path)
+        try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        // SQLite reads the file only when a statement needs it, so read the header and the
+        // schema now, before anything below may write: when there was no probe, a file that
+        // is not a database (or whose first pages are damaged) still throws untouched.
+        _ = try connection.integer("SELECT count(*) FROM sqlite_master")
+        if path != SQLiteConnection.inMemoryPath {
+            // WAL: readers never block the writer nor it them, and a commit is one
+            // append (and, with synchronous=FULL, one fsync) of the log.
+            _ = try connection.text("PRAGMA journal_mode=WAL")
+        }
+        try connection.execute("PRAGMA synchronous=\(options.synchronous.pragmaValue)")
+        if options.synchronous == .full {
+            // On Apple platforms fsync leaves data in the drive's cache; F_FULLFSYNC flushes
+            // it. SQLite ignores this pragma elsewhere.
+            try connection.execute("PRAGMA fullfsync=ON")
+        }
+        if try table.presence(on: connection, location: location) == .missing {
             try connection.execute(table.createTable)
-            try checkShape(of: table, on: connection, location: location)
-            return connection
+            guard try table.presence(on: connection, location: location) == .present else {
+                throw RepositoryError.rejected(
+                    "The table \(table.name) could not be created",
+                    recovery: "Pass another SQLiteOptions.tableName")
+            }
         }
-    }
-
-    /// Throws unless `table` has exactly the columns this repository writes, so a table of
-    /// the same name made by someone else is never misread or overwritten.
-    private static func checkShape(
-        of table: SQLiteTable, on connection: SQLiteConnection, location: String
-    ) throws {
-        let columns = try connection.withStatement(table.columns) { statement in
-            var names: [String] = []
-            while try statement.step() { names.append(statement.text(at: 1) ?? "") }
-            return names
-        }
-        guard Set(columns) == ["seq", "id", "body"] else {
-            throw RepositoryError.rejected(
-                "The table \(table.name) exists with the columns \(columns), not the (seq, id, body) this repository stores",
-                recovery: "Pass another SQLiteOptions.tableName, or open the file this table belongs to")
-        }
+        return connection
     }
 
     // MARK: Reading
 
-    func body(for key: SQLiteKey) throws -> Data? {
-        try perform { connection in
-            try connection.withStatement(table.selectBody) { statement in
-                try statement.bind(key, at: 1)
-                return try statement.step() ? statement.data(at: 0) : nil
+    /// Runs `body` on a read-only connection on the caller's thread, or for an in-memory
+    /// database (or when a reader meets a lock) on the writer's queue.
+    ///
+    /// A reader never waits for a lock (see ``SQLiteReaderPool``); when it meets one, the read
+    /// runs again on the writer's queue, which waits up to the busy timeout without holding a
+    /// thread of the cooperative pool.
+    nonisolated func read<Result: Sendable>(
+        _ body: @Sendable (SQLiteConnection) throws -> Result
+    ) async throws -> Result {
+        if let readers {
+            do {
+                return try readers.read(body)
+            } catch let error as SQLiteError where error.code == SQLiteError.busy {
+                // Run again below, where waiting is harmless.
+            } catch let error as SQLiteError {
+                throw error.repositoryError(location: location)
+            } catch is SQLiteReaderPoolClosed {
+                throw RepositoryError.closed(location: location)
             }
         }
+        return try await perform(body)
     }
 
-    /// Every row, in insertion order.
-    func allRows() throws -> [SQLiteRow] {
-        try perform { connection in
-            try connection.withStatement(table.selectAll) { statement in
-                var rows: [SQLiteRow] = []
-                while try statement.step() { rows.append(Self.row(of: statement)) }
-                return rows
-            }
-        }
+    /// The row stored under `key`, unverified.
+    nonisolated func storedRow(for key: SQLiteKey) async throws -> SQLiteStoredRow? {
+        let table = table
+        return try await read { try table.storedRow(for: key, on: $0) }
     }
 
-    func count() throws -> Int {
-        try perform { connection in
-            Int(try connection.integer(table.count) ?? 0)
-        }
+    /// Every row in insertion order, unverified, with the index's count.
+    nonisolated func scan() async throws -> SQLiteTableScan {
+        let table = table
+        return try await read { try table.scan(on: $0) }
+    }
+
+    /// The rows stored under `keys`, unverified, in no particular order.
+    nonisolated func storedRows(for keys: [SQLiteKey]) async throws -> [SQLiteStoredRow] {
+        let table = table
+        let maximumChunk = maximumChunk
+        return try await read { try table.storedRows(for: keys, maximumChunk: maximumChunk, on: $0) }
+    }
+
+    nonisolated func count() async throws -> Int {
+        let table = table
+        return try await read { try table.rowCount(on: $0) }
     }
 
     // MARK: Writing
 
     /// Inserts the row, or replaces the body of the row with its key (which keeps its `seq`).
     func upsert(_ row: SQLiteRow) throws {
+        try upsert(contentsOf: [row])
+    }
+
+    /// Upserts every row in one transaction: all land, or (on any error) none.
+    ///
+    /// Takes the write lock first (`BEGIN IMMEDIATE`), waiting up to the busy timeout, so a
+    /// batch never fails halfway for want of the lock.
+    func upsert(contentsOf rows: [SQLiteRow]) throws {
         try perform { connection in
-            try upsert(row, on: connection)
+            guard !rows.isEmpty else { return }
+            try connection.transaction(.immediate) {
+                var nextSeq: Int64?
+                for row in rows { try table.upsert(row, nextSeq: &nextSeq, on: connection) }
+            }
         }
     }
 
@@ -151,6 +255,15 @@ actor SQLiteDatabase {
         }
     }
 
+    /// Deletes the rows of `keys` in one transaction, however many chunks the list takes.
+    func delete(_ keys: [SQLiteKey]) throws {
+        try perform { connection in
+            let chunks = SQLiteTable.chunks(of: keys, maximum: maximumChunk)
+            guard chunks.count > 1 else { return try table.delete(chunks, on: connection) }
+            try connection.transaction(.immediate) { try table.delete(chunks, on: connection) }
+        }
+    }
+
     func deleteAll() throws {
         try perform { connection in
             try connection.execute(table.deleteAll)
@@ -159,16 +272,21 @@ actor SQLiteDatabase {
 
     // MARK: Closing
 
-    /// Closes the connection; later calls throw `closed`. A second call does nothing.
+    /// Closes the readers, then the writer; later calls throw `closed`. A second call does
+    /// nothing.
+    ///
+    /// The writer closes last, so when no other connection has the file open it checkpoints
+    /// the log into the database file and removes the `-wal` and `-shm` files.
     func close() throws {
         guard let connection else { return }
         self.connection = nil
+        readers?.close()
         try Self.mapping(location) { try connection.close() }
     }
 
     // MARK: Shared
 
-    /// Runs `body` on the open connection, mapping SQLite's errors.
+    /// Runs `body` on the writer, on its queue, mapping SQLite's errors.
     ///
     /// - Throws: `CancellationError` when the task was cancelled before the work began;
     ///   `RepositoryError` `closed` after ``close()``.
@@ -177,21 +295,6 @@ actor SQLiteDatabase {
         try Task.checkCancellation()
         guard let connection else { throw RepositoryError.closed(location: location) }
         return try Self.mapping(location) { try body(connection) }
-    }
-
-    func upsert(_ row: SQLiteRow, on connection: SQLiteConnection) throws {
-        try connection.withStatement(table.upsert) { statement in
-            try statement.bind(row.key, at: 1)
-            try statement.bindText(row.body, at: 2)
-            _ = try statement.step()
-        }
-    }
-
-    static func row(of statement: SQLiteStatement) -> SQLiteRow {
-        // An ID that is neither INTEGER nor TEXT was written by another tool; it is read as
-        // text only to name the row if its body fails to decode.
-        let key = statement.key(at: 0) ?? .text(statement.text(at: 0) ?? "NULL")
-        return SQLiteRow(key: key, body: statement.data(at: 1))
     }
 
     private static func mapping<Result>(_ location: String, _ body: () throws -> Result) throws -> Result {

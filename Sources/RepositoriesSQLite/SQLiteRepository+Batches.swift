@@ -21,17 +21,28 @@ extension SQLiteRepository {
     /// Runs as `SELECT … WHERE id IN (…)`, split into chunks within SQLite's parameter limit
     /// and read in one transaction, so the answer is one consistent snapshot.
     ///
-    /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not decode.
+    /// - Throws: `RepositoryError` `corrupted` when a row fails its checksum or the `id`
+    ///   index leads to a row of an ID not asked for; `decodingFailed` naming the first row
+    ///   that does not decode.
     /// - Complexity: O(*m* log *n*) for *m* IDs.
     public func fetch(ids: [ID]) async throws -> [Entity] {
         try Task.checkCancellation()
         let keys = try distinctKeys(ids)
-        let bodies = try await database.bodies(for: keys)
+        let stored = try await database.storedRows(for: keys)
+        var rows: [SQLiteKey: SQLiteRow] = Dictionary(minimumCapacity: stored.count)
+        let asked = Set(keys)
+        for candidate in stored {
+            let row = try candidate.verified(location: database.location)
+            guard asked.contains(row.key), rows.updateValue(row, forKey: row.key) == nil else {
+                throw candidate.damage(
+                    "the ID index leads another ID, or this ID twice, to it", location: database.location)
+            }
+        }
         var found: [Entity] = []
-        found.reserveCapacity(bodies.count)
+        found.reserveCapacity(rows.count)
         for key in keys {
-            guard let body = bodies[key] else { continue }
-            found.append(try decode(SQLiteRow(key: key, body: body)))
+            guard let row = rows[key] else { continue }
+            found.append(try decode(row))
         }
         return found
     }

@@ -14,12 +14,13 @@ import Repositories
 /// ## Storage
 ///
 /// Each repository owns one table (named after the entity type unless
-/// ``SQLiteOptions/tableName`` says otherwise) with three columns: `seq`, an INTEGER that
+/// ``SQLiteOptions/tableName`` says otherwise) with four columns: `seq`, an INTEGER that
 /// keeps insertion order (an upsert keeps it, so a replaced entity keeps its place; a deleted
 /// then re-saved entity gets a new, larger one); `id`, the entity's ID as an INTEGER (integer
-/// IDs) or TEXT (strings, UUIDs as `uuidString`, any other ID as its JSON); and `body`, the
-/// entity as JSON text from ``SQLiteOptions/makeEncoder``. Several repositories may share one
-/// file, each with its own table.
+/// IDs) or TEXT (strings, UUIDs as `uuidString`, any other ID as its JSON); `body`, the
+/// entity as JSON text from ``SQLiteOptions/makeEncoder``; and `crc`, a CRC-32 of the other
+/// three, written with every insert and upsert. Several repositories may share one file,
+/// each with its own table.
 ///
 /// ## Durability
 ///
@@ -27,17 +28,56 @@ import Repositories
 /// or any other write returns, it is in the write-ahead log on disk, and survives `kill -9`
 /// of the process and a power failure. ``SQLiteOptions/Synchronous`` says what the relaxed
 /// modes risk. A batch (``save(contentsOf:)``, a long ``delete(ids:)``) is one transaction:
-/// after a crash it is there whole or not at all.
+/// after a crash it is there whole or not at all. ``close()`` checkpoints the log into the
+/// database file.
+///
+/// ## Damage
+///
+/// SQLite checks the structure of its pages but keeps no checksum of their content, so a
+/// flipped bit inside a row would be served as different data. This repository checks what
+/// SQLite does not, and a read of a damaged file throws `corrupted`; it never answers with
+/// other data or fewer entities:
+///
+/// - every row read (``fetch(id:)``, ``fetch(ids:)``, ``fetchAll()`` and the queries built on
+///   it) is checked against its `crc` before its body is decoded; the error names the row's
+///   `seq` and ID, never its content;
+/// - ``fetchAll()`` also counts the `id` index in the same read transaction and checks the
+///   rows' `seq`s rise, so a damaged page that makes SQLite skip or repeat rows is caught;
+/// - opening compares the file's length with the page count in its header, which SQLite does
+///   only in whole pages, so a file cut short anywhere is caught.
+///
+/// Opening reads an existing file on a read-only connection first (the header, the schema,
+/// the table's shape and the file's length) and throws with the file untouched. When opening
+/// must write (to create the table, or to switch the file to WAL), it first runs SQLite's
+/// `quick_check`, and checks the existing rows, since a write into a damaged file could spread
+/// the damage, and a table that damage hid from the schema would be created again, empty.
+///
+/// One kind of damage reads cannot see: a changed entry inside the `id` index makes lookups
+/// by that ID (``fetch(id:)``, ``fetch(ids:)``) miss the row, while ``fetchAll()`` and
+/// ``count()`` stay exact. `PRAGMA integrity_check` finds it; ``fetchAll()`` never depends on
+/// the index for its rows.
 ///
 /// ## Concurrency
 ///
-/// A repository holds one connection, driven by an actor that runs on its own serial
-/// dispatch queue. Callers are served one at a time, in arrival order: SQLite serializes
-/// writers anyway, and one connection keeps a prepared-statement cache warm and never
-/// races itself. SQLite's calls block (an fsync per commit, a busy wait on another
-/// connection's lock), so they run on that queue rather than on Swift's cooperative thread
-/// pool, where a blocked thread would stall unrelated tasks. Encoding and decoding happen in
-/// the callers' tasks, in parallel, before and after their turn on the connection.
+/// Writes go through one connection, driven by an actor that runs on its own serial dispatch
+/// queue: writers are served one at a time, in arrival order, as SQLite serializes them anyway.
+/// One writing connection keeps its prepared statements warm and never races itself, and its
+/// blocking calls (an fsync per commit, a busy wait on another connection's lock) run on that
+/// queue rather than on Swift's cooperative thread pool, where a blocked thread would stall
+/// unrelated tasks.
+///
+/// Reads of a file run on the caller's thread, on read-only connections of their own (one per
+/// read running at that moment, kept for reuse), and never wait for the writer's queue. WAL is
+/// what makes that safe: a reader reads the last commit, and a writer appends beside it, so
+/// neither waits for the other, and the caller's thread is held only for the read itself. Each
+/// read runs in its own read transaction, started after any write that has returned, so a read
+/// always sees every write that returned before it began. A reader that meets a lock (only
+/// while another connection recovers the log after a crash, or holds the file exclusively)
+/// gives the read to the writer's queue, which waits up to ``SQLiteOptions/busyTimeout``
+/// without holding a thread of the cooperative pool. An in-memory repository reads on its one
+/// connection, on the queue, since a second connection would open a second database.
+///
+/// Encoding, decoding and checking rows happen in the callers' tasks, in parallel.
 ///
 /// Other connections to the same file (another repository instance, another process) work
 /// beside it: WAL lets readers run while one writer writes, and a writer waits up to
@@ -53,8 +93,8 @@ import Repositories
 ///
 /// - another connection holding the database past the busy timeout: `locked`;
 /// - a damaged database, or a file that is not one: `corrupted`, from the initializer when
-///   the header or schema is damaged (the file is left byte-for-byte as it was), or from
-///   the operation that reads a damaged page;
+///   the header, schema or length is damaged (the file is left byte-for-byte as it was), or
+///   from the read that meets a damaged page or row (see "Damage");
 /// - an entity that cannot be encoded (a non-finite `Double`): `encodingFailed`, and nothing
 ///   of that call is written;
 /// - a row whose body no longer decodes (the model changed): `decodingFailed`, naming the
@@ -92,10 +132,12 @@ where Entity.ID: Codable & Sendable {
     /// holds no data to lose.
     ///
     /// - Throws: `RepositoryError`:
-    ///   `corrupted` when the file is not an SQLite database or its header or schema is
-    ///   damaged (the file is left untouched, and no `-wal` or `-shm` file is created);
+    ///   `corrupted` when the file is not an SQLite database, when its header, schema or
+    ///   length is damaged, or (when opening must write) when SQLite's `quick_check` or a
+    ///   row's checksum finds damage; the database file is left byte-for-byte as it was;
     ///   `rejected` when `fileURL` is not a file URL, names a directory, when the table
-    ///   name is not allowed, or when a table of that name exists with other columns;
+    ///   name is not allowed, or when a table of that name exists with other columns
+    ///   (including one an earlier version made, without the `crc` column);
     ///   `unavailable` when the file cannot be opened (a missing directory, no permission);
     ///   `locked` when another connection holds the database past the busy timeout.
     public convenience init(fileURL: URL, options: SQLiteOptions = SQLiteOptions()) async throws {
@@ -125,9 +167,10 @@ where Entity.ID: Codable & Sendable {
         self.decoder = options.makeDecoder()
     }
 
-    /// Closes the connection, checkpointing the write-ahead log into the database file when
-    /// no other connection has the file open. Calls after it throw `RepositoryError`
-    /// `closed`; closing again does nothing.
+    /// Closes the connections, checkpointing the write-ahead log into the database file and
+    /// removing the `-wal` and `-shm` files when no other connection has the file open. Calls
+    /// after it throw `RepositoryError` `closed`; closing again does nothing. A read still
+    /// running when it is called finishes first on its own connection.
     ///
     /// Releasing the repository without closing it closes the connection too; `close()`
     /// makes the moment explicit, as before reopening or deleting the file.
@@ -142,23 +185,32 @@ where Entity.ID: Codable & Sendable {
 
     /// Returns the entity stored under `id`, or `nil`.
     ///
-    /// - Throws: `RepositoryError` `decodingFailed` naming the ID when its row does not decode.
+    /// - Throws: `RepositoryError` `corrupted` naming the ID when its row fails its checksum
+    ///   (or the `id` index leads to another row); `decodingFailed` naming the ID when its
+    ///   row does not decode.
     /// - Complexity: O(log *n*): one lookup in the `id` index.
     public func fetch(id: ID) async throws -> Entity? {
         try Task.checkCancellation()
         let key = try key(for: id)
-        guard let body = try await database.body(for: key) else { return nil }
-        return try decode(SQLiteRow(key: key, body: body))
+        guard let stored = try await database.storedRow(for: key) else { return nil }
+        let row = try stored.verified(location: database.location)
+        guard row.key == key else {
+            throw stored.damage(
+                "the ID index leads the ID \(SQLiteStoredRow.describe(key)) to it",
+                location: database.location)
+        }
+        return try decode(row)
     }
 
     /// Returns every entity in insertion order.
     ///
-    /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not
-    ///   decode; never a shortened list.
-    /// - Complexity: O(*n*): one scan of the table in `seq` order.
+    /// - Throws: `RepositoryError` `corrupted` when a row fails its checksum or the table's
+    ///   rows and its `id` index disagree; `decodingFailed` naming the first row that does
+    ///   not decode. Never a shortened list.
+    /// - Complexity: O(*n*): one scan of the table in `seq` order, one of the `id` index.
     public func fetchAll() async throws -> [Entity] {
         try Task.checkCancellation()
-        return try await database.allRows().map(decode)
+        return try await database.scan().verifiedRows(location: database.location).map(decode)
     }
 
     /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
@@ -172,9 +224,11 @@ where Entity.ID: Codable & Sendable {
         return try query.apply(to: await fetchAll())
     }
 
-    /// Returns how many entities are stored, counted by SQLite without decoding any.
+    /// Returns how many entities are stored, counted by SQLite on the `id` index without
+    /// reading any row.
     public func count() async throws -> Int {
-        try await database.count()
+        try Task.checkCancellation()
+        return try await database.count()
     }
 
     // MARK: Writing

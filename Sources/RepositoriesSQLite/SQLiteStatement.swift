@@ -35,6 +35,10 @@ final class SQLiteStatement {
         }
     }
 
+    func bind(integer value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
     /// Binds UTF-8 bytes as TEXT; SQLite copies them before returning.
     func bindText(_ bytes: Data, at index: Int32) throws {
         guard let length = Int32(exactly: bytes.count) else {
@@ -81,6 +85,11 @@ final class SQLiteStatement {
 
     func int64(at column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
+    }
+
+    /// The column's integer, or `nil` when it holds another type (SQLite would convert it).
+    func integerIfStored(at column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil
     }
 
     func text(at column: Int32) -> String? {

@@ -9,18 +9,33 @@ import Repositories
 /// CREATE TABLE "Note" (
 ///     seq  INTEGER PRIMARY KEY,   -- insertion order; an upsert keeps it
 ///     id   NOT NULL UNIQUE,       -- the ID (see SQLiteKey); no type, so no conversions
-///     body TEXT NOT NULL          -- the entity as JSON
+///     body TEXT NOT NULL,         -- the entity as JSON
+///     crc  INTEGER NOT NULL       -- CRC-32 of seq, id and body (see SQLiteRow.checksum)
 /// )
 /// ```
 ///
 /// `seq` is the rowid, so `ORDER BY seq` reads the table in its natural order. A new row
 /// takes one more than the largest `seq` in the table, so it always sorts last; an upsert
-/// updates `body` in place, so a replaced entity keeps its `seq` and its place.
+/// updates `body` and `crc` in place, so a replaced entity keeps its `seq` and its place.
 struct SQLiteTable: Sendable {
     /// The table's name as given, unquoted.
     let name: String
     /// The name as an SQL identifier: in double quotes, inner quotes doubled.
     let quotedName: String
+
+    // The statements run on every call, built once, since the connection's statement cache
+    // is keyed by their text.
+    let selectSeq: String
+    /// `max(seq)`: SQLite reads it from the last entry of the table's b-tree.
+    let largestSeq: String
+    let insert: String
+    let update: String
+    let selectRow: String
+    let selectAll: String
+    /// SQLite counts the smallest b-tree that holds every row: the `id` index, not the table.
+    let count: String
+    let deleteOne: String
+    let deleteAll: String
 
     /// A table named `name`.
     ///
@@ -39,8 +54,18 @@ struct SQLiteTable: Sendable {
                 "The SQLite table name \(String(reflecting: name)) starts with sqlite_, which SQLite reserves",
                 recovery: "Pass another table name")
         }
+        let table = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         self.name = name
-        self.quotedName = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        self.quotedName = table
+        selectSeq = "SELECT seq FROM \(table) WHERE id = ?1"
+        largestSeq = "SELECT max(seq) FROM \(table)"
+        insert = "INSERT INTO \(table) (seq, id, body, crc) VALUES (?1, ?2, ?3, ?4)"
+        update = "UPDATE \(table) SET body = ?2, crc = ?3 WHERE seq = ?1"
+        selectRow = "SELECT seq, id, body, crc FROM \(table) WHERE id = ?1"
+        selectAll = "SELECT seq, id, body, crc FROM \(table) ORDER BY seq"
+        count = "SELECT count(*) FROM \(table)"
+        deleteOne = "DELETE FROM \(table) WHERE id = ?1"
+        deleteAll = "DELETE FROM \(table)"
     }
 
     /// The default table name for `type`: its name with every character other than an ASCII
@@ -60,22 +85,19 @@ struct SQLiteTable: Sendable {
 
     // MARK: Statements
 
-    var createTable: String {
-        "CREATE TABLE IF NOT EXISTS \(quotedName) (seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL)"
-    }
-    var columns: String { "PRAGMA table_info(\(quotedName))" }
-    var upsert: String {
-        "INSERT INTO \(quotedName) (id, body) VALUES (?1, ?2) ON CONFLICT (id) DO UPDATE SET body = excluded.body"
-    }
-    var selectBody: String { "SELECT body FROM \(quotedName) WHERE id = ?1" }
-    var selectAll: String { "SELECT id, body FROM \(quotedName) ORDER BY seq" }
-    var count: String { "SELECT count(*) FROM \(quotedName)" }
-    var deleteOne: String { "DELETE FROM \(quotedName) WHERE id = ?1" }
-    var deleteAll: String { "DELETE FROM \(quotedName)" }
+    /// The column definitions, as `CREATE TABLE` writes them and `sqlite_master` keeps them.
+    static let columnDefinitions =
+        "seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL"
+
+    /// The statement that creates the table; SQLite stores it, less `IF NOT EXISTS`, as
+    /// ``storedDefinition``.
+    var createTable: String { "CREATE TABLE IF NOT EXISTS \(quotedName) (\(Self.columnDefinitions))" }
+    /// The table's `sql` in `sqlite_master`, as SQLite keeps it after ``createTable``.
+    var storedDefinition: String { "CREATE TABLE \(quotedName) (\(Self.columnDefinitions))" }
 
     /// Selects the rows of `parameterCount` IDs.
     func selectRows(parameterCount: Int) -> String {
-        "SELECT id, body FROM \(quotedName) WHERE id IN (\(Self.parameters(parameterCount)))"
+        "SELECT seq, id, body, crc FROM \(quotedName) WHERE id IN (\(Self.parameters(parameterCount)))"
     }
 
     /// Deletes the rows of `parameterCount` IDs.

@@ -1,0 +1,123 @@
+import Foundation
+import Repositories
+
+/// An entity's row as the repository hands it over to be written: its key and its JSON body.
+struct SQLiteRow: Sendable {
+    var key: SQLiteKey
+    var body: Data
+
+    /// The value of the row's `crc` column: CRC-32 over the row's `seq`, its key and its body.
+    ///
+    /// The bytes summed, in order (integers little-endian):
+    ///
+    /// ```
+    /// seq:i64  key  body
+    /// key := 0x01 value:i64                      an INTEGER id
+    ///      | 0x02 length:u64 UTF-8[length]       a TEXT id
+    /// ```
+    ///
+    /// The tag and the length keep the forms apart, so no two rows that differ in any column
+    /// sum the same bytes. `seq` is included so that a damaged `seq` (which would move the row
+    /// in insertion order) is caught like a damaged body.
+    ///
+    /// - Complexity: O(*n*) in the length of the key and body.
+    static func checksum(seq: Int64, key: SQLiteKey, body: Data) -> UInt32 {
+        var crc = checksum(of: seq, continuing: 0)
+        switch key {
+        case .integer(let value):
+            crc = checksum(of: UInt8(1), continuing: crc)
+            crc = checksum(of: value, continuing: crc)
+        case .text(let value):
+            var text = value
+            crc = checksum(of: UInt8(2), continuing: crc)
+            crc = text.withUTF8 { bytes in
+                let length = checksum(of: UInt64(bytes.count), continuing: crc)
+                return CRC32.checksum(UnsafeRawBufferPointer(bytes), continuing: length)
+            }
+        }
+        return body.withUnsafeBytes { CRC32.checksum($0, continuing: crc) }
+    }
+
+    private static func checksum(of value: some FixedWidthInteger, continuing crc: UInt32) -> UInt32 {
+        withUnsafeBytes(of: value.littleEndian) { CRC32.checksum($0, continuing: crc) }
+    }
+}
+
+/// A row as read back from the table, not yet trusted: every column as SQLite returned it.
+///
+/// SQLite keeps no checksum of its own on a row's content, so a flipped bit in a body would
+/// be served as different data. ``verified(location:)`` recomputes the row's checksum and
+/// hands out the row only when it matches.
+struct SQLiteStoredRow: Sendable {
+    /// The row's `seq` (its rowid).
+    var seq: Int64
+    /// The `id` column, or `nil` when it holds neither an INTEGER nor TEXT (never written so).
+    var key: SQLiteKey?
+    /// The `body` column's bytes.
+    var body: Data
+    /// The `crc` column, or `nil` when it holds no INTEGER.
+    var checksum: Int64?
+
+    /// The row, once its checksum matches its `seq`, key and body.
+    ///
+    /// - Throws: `RepositoryError` `corrupted` naming the row's `seq` and ID (never its body).
+    func verified(location: String) throws -> SQLiteRow {
+        guard let key, let checksum, checksum == Int64(SQLiteRow.checksum(seq: seq, key: key, body: body))
+        else {
+            throw damage("its checksum does not match its content", location: location)
+        }
+        return SQLiteRow(key: key, body: body)
+    }
+
+    /// The `corrupted` error for this row: `reason` says what is wrong with it.
+    func damage(_ reason: String, location: String) -> RepositoryError {
+        let id = Self.describe(key)
+        var error = RepositoryError.corrupted(
+            "The row with seq \(seq) and ID \(id) is damaged: \(reason)", location: location)
+        error.id = id
+        error.record = id
+        return error
+    }
+
+    /// The key as an error names it: at most 100 characters, since a damaged key may be any text.
+    static func describe(_ key: SQLiteKey?) -> String {
+        guard let key else { return "(neither an integer nor text)" }
+        let text = key.description
+        return text.count > 100 ? String(text.prefix(100)) + "…" : text
+    }
+}
+
+/// Every row of a table in `seq` order, and how many entries the table's `id` index holds,
+/// read in one transaction.
+struct SQLiteTableScan: Sendable {
+    var rows: [SQLiteStoredRow]
+    var indexedCount: Int
+
+    /// The rows, once each one's checksum matches, their `seq`s rise, and the index holds as
+    /// many entries as the table gave rows.
+    ///
+    /// A damaged page can make SQLite skip rows without an error (a smaller cell count on a
+    /// leaf page, for one); the `id` index is a second, separate count of the same rows, so a
+    /// scan that comes up short is caught rather than served as the whole table.
+    ///
+    /// - Throws: `RepositoryError` `corrupted`.
+    func verifiedRows(location: String) throws -> [SQLiteRow] {
+        var verified: [SQLiteRow] = []
+        verified.reserveCapacity(rows.count)
+        var previous: Int64?
+        for row in rows {
+            verified.append(try row.verified(location: location))
+            if let previous, row.seq <= previous {
+                throw row.damage(
+                    "it comes after the row with seq \(previous) in the table", location: location)
+            }
+            previous = row.seq
+        }
+        guard verified.count == indexedCount else {
+            throw RepositoryError.corrupted(
+                "The table gave \(verified.count) rows but its ID index holds \(indexedCount) entries: a page of one of them is damaged",
+                location: location)
+        }
+        return verified
+    }
+}
