@@ -61,6 +61,54 @@ import Testing
         }
     }
 
+    @Test func tableOfAnEarlierVersionWithoutChecksumsIsRejectedAndLeftAlone() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let raw = try RawDatabase(url)
+            try raw.execute(
+                """
+                PRAGMA journal_mode=WAL;
+                CREATE TABLE "Note" (seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL);
+                INSERT INTO "Note" (id, body) VALUES ('a', '{"id":"a","text":"kept","rating":0}')
+                """)
+            let error = try await #require(throws: RepositoryError.self) {
+                _ = try await SQLiteRepository<Note>(fileURL: url)
+            }
+            #expect(error.code == .rejected)
+            #expect(error.reason.contains("earlier version"))
+            #expect(error.reason.contains("crc"))
+            #expect(try raw.strings(#"SELECT json_extract(body, '$.text') FROM "Note""#) == ["kept"])
+            #expect(try raw.strings(#"SELECT name FROM pragma_table_info('Note')"#) == ["seq", "id", "body"])
+        }
+    }
+
+    @Test func everyRowCarriesTheChecksumOfItsSeqIDAndBody() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let store = try await SQLiteRepository<Note>(fileURL: url)
+            try await store.save(.make(index: 1, revision: 0))
+            try await store.save(.make(index: 2, revision: 0))
+            let raw = try RawDatabase(url)
+            let before = try raw.strings(#"SELECT crc FROM "Note" ORDER BY seq"#)
+            // An upsert keeps the seq and recomputes the checksum over the new body.
+            try await store.save(.make(index: 1, revision: 1))
+            let after = try raw.strings(#"SELECT crc FROM "Note" ORDER BY seq"#)
+            #expect(after[0] != before[0])
+            #expect(after[1] == before[1])
+            #expect(
+                try await store.fetchAll() == [.make(index: 1, revision: 1), .make(index: 2, revision: 0)])
+            // A row another tool rewrote without its checksum is damage, never served.
+            try raw.execute(
+                #"UPDATE "Note" SET body = replace(body, 'revision 0', 'revision 9') WHERE seq = 2"#)
+            let error = try await #require(throws: RepositoryError.self) {
+                _ = try await store.fetch(id: Note.make(index: 2, revision: 0).id)
+            }
+            #expect(error.code == .corrupted)
+            #expect(error.record == Note.make(index: 2, revision: 0).id)
+            try await store.close()
+        }
+    }
+
     @Test func idColumnHoldsIntegersForIntegerIDsAndTextOtherwise() async throws {
         try await withScratchDirectory { scratch in
             let url = scratch.newFile()
