@@ -6,7 +6,8 @@ import Synchronization
 import Testing
 
 /// Several connections to one file: writers that all land, a writer that waits for a lock
-/// and then gives up with `locked`, readers beside a writer.
+/// and then gives up with `locked`, readers beside a writer; and the repository's own
+/// readers, which see every write that returned and never queue behind the writer.
 @Suite struct SQLiteRepositoryConcurrencyTests {
     @Test func twoConnectionsWriteConcurrentlyAndNothingIsLost() async throws {
         try await withScratchDirectory { scratch in
@@ -126,6 +127,99 @@ import Testing
             try await writers.value
             #expect(try await stores[0].count() == writerCount)
             for store in stores { try await store.close() }
+        }
+    }
+
+    // MARK: Reads beside the writer
+
+    @Test func everyReadSeesTheWriteThatReturnedBeforeIt() async throws {
+        try await withScratchDirectory { scratch in
+            let store = try await SQLiteRepository<ConformanceEntity>(
+                fileURL: scratch.newFile(), options: SQLiteOptions(synchronous: .off))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<8 {
+                    group.addTask {
+                        for step in 0..<150 {
+                            let index = task * 1_000 + step % 50
+                            let entity = ConformanceEntity.make(index: index, revision: step)
+                            try await store.save(entity)
+                            #expect(try await store.fetch(id: index) == entity, "task \(task) step \(step)")
+                            #expect(
+                                try await store.fetch(ids: [index]) == [entity], "task \(task) step \(step)")
+                            if step % 25 == 0 {
+                                #expect(
+                                    try await store.fetchAll().contains(entity), "task \(task) step \(step)")
+                            }
+                            if step % 50 == 49 {
+                                try await store.delete(id: index)
+                                #expect(try await store.fetch(id: index) == nil, "task \(task) step \(step)")
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await store.close()
+        }
+    }
+
+    @Test func readsDoNotQueueBehindAWriteWaitingForALock() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            // Long enough that only a read stuck behind the write, never a slow machine, could
+            // make the read wait for it.
+            let store = try await SQLiteRepository<Note>(
+                fileURL: url, options: SQLiteOptions(busyTimeout: .seconds(20)))
+            try await store.save(.make(index: 1, revision: 0))
+            let holder = try RawDatabase(url)
+            try holder.execute("BEGIN IMMEDIATE")
+            let saveFinished = FinishedCount()
+            let save = Task {
+                defer { saveFinished.increment() }
+                try await store.save(.make(index: 2, revision: 0))
+            }
+            // Let the save reach the writer's queue and wait there for the lock.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(
+                try await store.fetch(id: Note.make(index: 1, revision: 0).id) == .make(index: 1, revision: 0)
+            )
+            #expect(try await store.fetchAll() == [.make(index: 1, revision: 0)])
+            #expect(try await store.count() == 1)
+            #expect(saveFinished.value == 0, "the reads waited for the write")
+            try holder.execute("COMMIT")
+            try await save.value
+            #expect(try await store.count() == 2)
+            try await store.close()
+        }
+    }
+
+    @Test func readsSeeABatchWholeOrNotAtAll() async throws {
+        try await withScratchDirectory { scratch in
+            let store = try await SQLiteRepository<ConformanceEntity>(
+                fileURL: scratch.newFile(), options: SQLiteOptions(synchronous: .off))
+            // More IDs than one IN list holds, so fetch(ids:) reads several chunks.
+            let ids = Array(0..<1_500)
+            try await store.save(contentsOf: ids.map { .make(index: $0, revision: 0) })
+            let writer = Task {
+                for revision in 1...20 {
+                    try await store.save(contentsOf: ids.map { .make(index: $0, revision: revision) })
+                }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        for _ in 0..<10 {
+                            let all = Set(try await store.fetchAll().map(\.revision))
+                            let some = Set(try await store.fetch(ids: ids).map(\.revision))
+                            #expect(all.count == 1 && some.count == 1, "a read saw part of a batch")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await writer.value
+            #expect(Set(try await store.fetchAll().map(\.revision)) == [20])
+            try await store.close()
         }
     }
 
