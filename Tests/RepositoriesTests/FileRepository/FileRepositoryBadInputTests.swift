@@ -92,6 +92,36 @@ import Testing
             contentsOf: URL(fileURLWithPath: url.path + ".undecodable.jsonl"), encoding: .utf8)
         #expect(sideFile.contains("tea"))
         #expect(sideFile.contains("\"offset\""))
+
+        // The store was rewritten without them: the next open sets nothing aside again.
+        let again = try await FileRepository<ProductV2>(fileURL: url, options: options)
+        #expect(again.setAsideRecordCount == 0)
+        #expect(try await again.fetchAll() == [ProductV2(id: 8, name: "milk", price: 1)])
+        try await again.close()
+        let sideFileAfter = try String(
+            contentsOf: URL(fileURLWithPath: url.path + ".undecodable.jsonl"), encoding: .utf8)
+        #expect(sideFileAfter == sideFile)
+    }
+
+    /// The model between the two: `price` optional, so it can write records of both shapes.
+    struct ProductDraft: Codable, Identifiable, Sendable, Equatable {
+        var id: Int
+        var name: String
+        var price: Double?
+    }
+
+    @Test func aSetAsideRecordNeverLetsAnOlderVersionBeServed() async throws {
+        let url = directory.file()
+        let drafts = try await FileRepository<ProductDraft>(fileURL: url)
+        try await drafts.save(ProductDraft(id: 7, name: "tea", price: 3))
+        try await drafts.save(ProductDraft(id: 7, name: "green tea", price: nil))  // V2 cannot read this one
+        try await drafts.close()
+
+        let options = FileRepository<ProductV2>.Options(undecodableRecords: .setAside)
+        let store = try await FileRepository<ProductV2>(fileURL: url, options: options)
+        #expect(store.setAsideRecordCount == 1)
+        #expect(try await store.fetch(id: 7) == nil, "the older tea must not stand in for the newer one")
+        try await store.close()
     }
 
     @Test(arguments: ["empty", "jpeg", "text", "short"])

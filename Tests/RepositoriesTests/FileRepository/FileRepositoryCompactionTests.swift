@@ -2,6 +2,7 @@ import Foundation
 import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
+import Synchronization
 import Testing
 
 @Suite struct FileRepositoryCompactionTests {
@@ -83,6 +84,45 @@ import Testing
         try await reopened.close()
     }
 
+    /// Closing while writes are queued and compaction is due: every acknowledged write is
+    /// in the file, and the lock is released when `close()` returns.
+    @Test func closeDuringWritesAndCompactionLosesNothingAndReleasesTheLock() async throws {
+        for round in 0..<15 {
+            let url = directory.file()
+            let options = FileRepository<FixtureEntity>.Options(durability: .never, compactionThreshold: 8)
+            let store = try await FileRepository<FixtureEntity>(fileURL: url, options: options)
+            let acknowledged = LockedIDs()
+            let writers = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for writer in 0..<4 {
+                        group.addTask {
+                            for step in 0..<200 {
+                                var entity = FixtureEntity.make(writer * 10 + step % 10)
+                                entity.text = "step \(step)"
+                                do {
+                                    try await store.save(entity)
+                                    acknowledged.record(entity)
+                                } catch {
+                                    return  // the store was closed
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(round % 5))
+            try await store.close()
+            await writers.value
+            let reopened = try await FileRepository<FixtureEntity>(fileURL: url)
+            let stored = Dictionary(uniqueKeysWithValues: try await reopened.fetchAll().map { ($0.id, $0) })
+            for (id, entity) in acknowledged.latest {
+                #expect(
+                    stored[id] == entity, "round \(round): the last acknowledged save of \(id) is missing")
+            }
+            try await reopened.close()
+        }
+    }
+
     @Test func manyConcurrentWritersAllLand() async throws {
         let url = directory.file()
         let store = try await FileRepository<FixtureEntity>(fileURL: url)
@@ -100,4 +140,11 @@ import Testing
         #expect(try await reopened.count() == 800)
         try await reopened.close()
     }
+}
+
+/// The last acknowledged version of each entity, recorded by concurrent writers.
+final class LockedIDs: Sendable {
+    private let entities = Mutex<[Int: FixtureEntity]>([:])
+    func record(_ entity: FixtureEntity) { entities.withLock { $0[entity.id] = entity } }
+    var latest: [Int: FixtureEntity] { entities.withLock { $0 } }
 }

@@ -22,7 +22,7 @@ extension FileRepository {
     /// Compacts when dead records outweigh live ones. Runs on the writer queue.
     func compactIfDue() {
         let due = state.withLock { state in
-            state.deadRecords > max(state.index.count, options.compactionThreshold)
+            !state.isClosed && state.deadRecords > max(state.index.count, options.compactionThreshold)
         }
         guard due else { return }
         do {
@@ -41,7 +41,9 @@ extension FileRepository {
     /// and flushes the directory. Before the rename the old file is whole; after it the new
     /// one is; so a crash at any point loses nothing. Runs on the writer queue.
     private func rewriteSnapshot() throws {
-        guard let old = journal.file else { throw RepositoryError.closed(location: fileURL.path) }
+        guard let old = journal.file, !state.withLock({ $0.isClosed }) else {
+            throw RepositoryError.closed(location: fileURL.path)
+        }
         let path = fileURL.path
         let temporaryPath = path + Self.compactingSuffix
         let entities = state.withLock { $0.index.all() }
@@ -75,6 +77,13 @@ extension FileRepository {
             state.unsynchronized = false
             state.compactionError = nil
         }
-        try JournalFile.synchronizeDirectory(of: path)
+        do {
+            try JournalFile.synchronizeDirectory(of: path)
+        } catch {
+            // The rename may not survive a power loss, and with it every write after it:
+            // refuse further calls rather than acknowledge writes that could vanish.
+            stopAcceptingCalls(after: error)
+            throw error
+        }
     }
 }

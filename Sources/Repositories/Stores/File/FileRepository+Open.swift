@@ -159,10 +159,10 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
                 totalRecords += entries.count
             case .delete:
                 try decodePending()
-                if let ids = try decode([Entity.ID].self, record.payload, at: record.offset) {
-                    for id in ids { index.remove(id) }
-                    totalRecords += ids.count
-                }
+                // A delete is never set aside: skipping it would bring deleted entities back.
+                let ids = try decodeOrFail([Entity.ID].self, record.payload, at: record.offset)
+                for id in ids { index.remove(id) }
+                totalRecords += ids.count
             case .clear:
                 pending.removeAll()
                 index.removeAll()
@@ -193,7 +193,38 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         for entity in pending {
             if let decoded = try decode(Entity.self, entity.payload, at: entity.offset) {
                 index.upsert(decoded)
+            } else if let id = Self.id(in: entity.payload) {
+                // Set aside: an older version of the entity must not be served in its place.
+                index.remove(id)
+            } else {
+                throw RepositoryError.decodingFailed(
+                    record: Self.name(entity.payload, at: entity.offset), location: path,
+                    underlying: RepositoryError.rejected(
+                        "The record cannot be set aside safely: its ID cannot be read, so an older version of the entity could be served in its place"
+                    ))
             }
+        }
+    }
+
+    /// The ID in a record's JSON `id` field, when there is one that decodes as an ID.
+    static func id(in payload: ArraySlice<UInt8>) -> Entity.ID? {
+        // Only used on a record that already failed to decode; nil means "cannot tell".
+        guard let fields = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+            let value = fields["id"],
+            let fragment = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
+        else { return nil }
+        return try? JSONDecoder().decode(Entity.ID.self, from: fragment)
+    }
+
+    private func decodeOrFail<T: Decodable>(_ type: T.Type, _ payload: ArraySlice<UInt8>, at offset: Int)
+        throws
+        -> T
+    {
+        do {
+            return try decoder.decode(type, from: Data(payload))
+        } catch {
+            throw RepositoryError.decodingFailed(
+                record: Self.name(payload, at: offset), location: path, underlying: error)
         }
     }
 

@@ -86,6 +86,9 @@ where Entity.ID: Codable & Sendable {
         self.journal = JournalBox(opened.file)
         self.state = Mutex(
             FileState(index: opened.index, fileLength: opened.fileLength, totalRecords: opened.totalRecords))
+        // Set-aside records now live in the side file; rewriting the store without them
+        // keeps the next open from setting them aside again.
+        if opened.setAside > 0 { try await compact() }
     }
 
     deinit {
@@ -192,7 +195,13 @@ where Entity.ID: Codable & Sendable {
         }
         guard wasOpen else { return }
         try await Self.onQueue(writer) { [self] in
-            defer { journal.file?.close() }
+            // Writes accepted before the close may not have reached the queue yet: write
+            // them first, so every caller that was told "yes" is told the truth.
+            drain()
+            defer {
+                journal.file?.close()
+                journal.file = nil  // nothing queued after this point can reach the file
+            }
             if state.withLock({ $0.unsynchronized }), let file = journal.file { try file.synchronize() }
         }
     }
