@@ -93,6 +93,23 @@ import Testing
         #expect(failure.violations.allSatisfy { $0.message.contains("must return an empty one") })
     }
 
+    @Test func makeEntityThatIgnoresTheRevisionIsASetupError() async throws {
+        let suite = RepositoryConformance(
+            makeRepository: { InMemoryRepository<ConformanceEntity>() },
+            makeEntity: { index, _ in ConformanceEntity.make(index: index, revision: 0) })
+        let error = await #expect(throws: ConformanceSetupError.self) { try await suite.basics() }
+        #expect(error?.message.contains("must change with the revision") == true)
+    }
+
+    @Test func anAreaThatCheckedNothingFailsInsteadOfPassing() async throws {
+        let suite = RepositoryConformance(makeRepository: { InMemoryRepository<ConformanceEntity>() })
+        let error = await #expect(throws: ConformanceSetupError.self) { try await suite.durability() }
+        #expect(error?.message.contains("reopen") == true)
+        // run() over every area still passes, and lists the skip.
+        let report = try await suite.run()
+        #expect(report.skipped.contains { $0.law == .survivesReopen })
+    }
+
     @Test func makeEntityThatRepeatsAnIDIsASetupError() async throws {
         let suite = RepositoryConformance(
             makeRepository: { InMemoryRepository<ConformanceEntity>() },

@@ -5,7 +5,7 @@ import Testing
     @Test func sleepersWakeInDeadlineOrder() async throws {
         let clock = ManualClock()
         let woken = LockedBox<[Int]>([])
-        await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for seconds in [3, 1, 2] {
                 group.addTask {
                     try await clock.sleep(for: .seconds(seconds))
@@ -14,6 +14,7 @@ import Testing
             }
             await clock.waitForSleepers(count: 3)
             await clock.advance(by: .seconds(3))
+            try await group.waitForAll()
         }
         #expect(woken.value == [1, 2, 3])
         #expect(clock.now.offset == .seconds(3))

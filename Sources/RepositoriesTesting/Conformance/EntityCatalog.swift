@@ -14,7 +14,8 @@ struct EntityCatalog<Entity: Identifiable & Equatable & Sendable>: Sendable wher
     /// Builds the catalog for indexes `0..<indexLimit`.
     ///
     /// - Throws: ``LawBroken`` when two indexes give one ID (a `makeEntity` that does not
-    ///   fix the ID by the index).
+    ///   fix the ID by the index), when two revisions give equal entities, or when one
+    ///   index and revision give different entities on two calls.
     init(
         indexLimit: Int, makeEntity: @escaping @Sendable (Int, Int) -> Entity,
         makeUnencodable: (@Sendable (Int) -> Entity)?
@@ -34,6 +35,19 @@ struct EntityCatalog<Entity: Identifiable & Equatable & Sendable>: Sendable wher
         }
         self.ids = ids
         self.indexByID = indexByID
+        // Laws about replacement pass vacuously if revisions are equal; say so instead.
+        for index in 0..<min(3, indexLimit) {
+            guard makeEntity(index, 0) != makeEntity(index, 1) else {
+                throw LawBroken(
+                    "makeEntity(\(index), 0) equals makeEntity(\(index), 1); the content must change with the revision"
+                )
+            }
+            guard makeEntity(index, 1) == makeEntity(index, 1) else {
+                throw LawBroken(
+                    "makeEntity(\(index), 1) differs between two calls; it must return the same entity for the same index and revision"
+                )
+            }
+        }
     }
 
     func id(_ index: Int) -> Entity.ID { ids[index] }

@@ -27,7 +27,8 @@ import Repositories
 /// once per law. Laws that need a capability the store declared unsupported (in
 /// ``ConformanceOptions/unsupported``), and the durability area when no
 /// ``ConformanceOptions/reopen`` is given, are skipped and listed in
-/// ``ConformanceReport/skipped``, never counted as passed.
+/// ``ConformanceReport/skipped``, never counted as passed; an area method whose every law
+/// was skipped throws ``ConformanceSetupError`` rather than pass having checked nothing.
 public struct RepositoryConformance<Repo: Repository>: Sendable where Repo.Entity: Equatable {
     /// The entity type of the repository under test.
     public typealias Entity = Repo.Entity
@@ -73,37 +74,50 @@ public struct RepositoryConformance<Repo: Repository>: Sendable where Repo.Entit
         return report
     }
 
+    /// Checks one area, as the area methods do: like ``check(_:)``, and it also throws
+    /// when every law of the area was skipped, because a test named for the area would
+    /// otherwise pass having checked nothing.
+    func checkArea(_ area: ConformanceArea) async throws -> ConformanceReport {
+        let report = try await check([area])
+        if report.passed.isEmpty, !report.skipped.isEmpty {
+            throw ConformanceSetupError(
+                message: "the \(area) area checked nothing: "
+                    + report.skipped.map { "\($0.law) skipped: \($0.reason)" }.joined(separator: "; "))
+        }
+        return report
+    }
+
     /// Save, fetch, delete, count and their batch forms, one at a time.
     @discardableResult
-    public func basics() async throws -> ConformanceReport { try await check([.basics]) }
+    public func basics() async throws -> ConformanceReport { try await checkArea(.basics) }
 
     /// Batches are saved whole, and a batch that fails (an entity that cannot be encoded) or
     /// is cancelled leaves nothing behind.
     @discardableResult
-    public func batches() async throws -> ConformanceReport { try await check([.batches]) }
+    public func batches() async throws -> ConformanceReport { try await checkArea(.batches) }
 
     /// `fetchAll()` keeps the order of first insertion.
     @discardableResult
-    public func ordering() async throws -> ConformanceReport { try await check([.ordering]) }
+    public func ordering() async throws -> ConformanceReport { try await checkArea(.ordering) }
 
     /// Filter, sort, offset and limit answer as the reference does; negative bounds are rejected.
     @discardableResult
-    public func queries() async throws -> ConformanceReport { try await check([.queries]) }
+    public func queries() async throws -> ConformanceReport { try await checkArea(.queries) }
 
     /// Many tasks of mixed operations at once (``ConformanceOptions/concurrentTasks`` ×
     /// ``ConformanceOptions/operationsPerTask``), then the final state checked against the
     /// operations that succeeded; readers never see a batch torn.
     @discardableResult
-    public func concurrency() async throws -> ConformanceReport { try await check([.concurrency]) }
+    public func concurrency() async throws -> ConformanceReport { try await checkArea(.concurrency) }
 
     /// Random sequences of operations compared, answer by answer, with `InMemoryRepository`;
     /// a failing sequence is shrunk to the shortest one found.
     @discardableResult
-    public func randomized() async throws -> ConformanceReport { try await check([.randomized]) }
+    public func randomized() async throws -> ConformanceReport { try await checkArea(.randomized) }
 
     /// Every acknowledged write survives closing and reopening, in order.
     @discardableResult
-    public func durability() async throws -> ConformanceReport { try await check([.durability]) }
+    public func durability() async throws -> ConformanceReport { try await checkArea(.durability) }
 }
 
 extension RepositoryConformance where Repo.Entity == ConformanceEntity {

@@ -99,8 +99,12 @@ public final class ManualClock: Clock, Sendable {
     /// Moves time forward by `duration`, waking each sleeper whose deadline is reached, in
     /// deadline order (sleepers with one deadline in the order they began to sleep).
     ///
-    /// Each woken sleeper is given a chance to run before time moves past its deadline, so
-    /// a sleeper that goes back to sleep within the advanced span is woken again.
+    /// Each woken sleeper is given a chance to run (a few scheduler yields) before time
+    /// moves past its deadline, so a sleeper that goes straight back to sleep within the
+    /// advanced span is woken again. A sleeper that first waits on work off Swift's
+    /// cooperative pool (a dispatch queue, a file) may not be back in time: advance such code
+    /// one deadline at a time, with ``waitForSleepers(count:timeout:fileID:filePath:line:column:)``
+    /// before each step.
     public func advance(by duration: Duration) async {
         await advance(to: now.advanced(by: duration))
     }
@@ -127,8 +131,22 @@ public final class ManualClock: Clock, Sendable {
 
     /// Suspends until at least `count` tasks sleep on the clock, so a test can advance
     /// time knowing the code under test has reached its sleep.
-    public func waitForSleepers(count: Int) async {
+    ///
+    /// If fewer than `count` are asleep after `timeout` of real time, it reports a test
+    /// failure at the caller's line and returns, so a test fails instead of hanging.
+    public func waitForSleepers(
+        count: Int, timeout: Duration = .seconds(30),
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         while sleeperCount < count {
+            if ContinuousClock.now >= deadline {
+                reportTestFailure(
+                    "ManualClock.waitForSleepers(count: \(count)) gave up after \(timeout): \(sleeperCount) task(s) asleep",
+                    at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+                return
+            }
             await Task.yield()
         }
     }
