@@ -133,24 +133,15 @@ import Testing
     }
 
     /// The one real wait of the suite: the server holds the body for 3 s, the timeout is 0.3 s.
+    /// Had the request waited for the body, it would have succeeded: `timedOut` alone proves
+    /// it gave up first (no wall-clock limit, which a loaded machine would break).
     @Test func slowBodyPastTheTimeoutIsTimedOut() async throws {
-        let clock = ContinuousClock()
-        let elapsed = Elapsed()
         let (error, url) = try await failure(answering: [.slow(delay: 3)], timeout: .milliseconds(300)) {
             todos in
-            let start = clock.now
-            defer { elapsed.duration = clock.now - start }
             _ = try await todos.fetchAll()
         }
         #expect(error?.code == .timedOut)
         #expect(error?.location == url.absoluteString)
-        #expect(elapsed.duration < .seconds(2.5), "gave up at the timeout, not when the body came")
-    }
-
-    /// Carries a duration out of a `@Sendable` closure.
-    final class Elapsed: @unchecked Sendable {
-        // @unchecked: written inside the closure, read after it returned.
-        var duration = Duration.zero
     }
 
     @Test func droppedConnectionIsUnavailable() async throws {

@@ -22,6 +22,12 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardInput = input
         try process.run()
+        // A child that stalls must fail its test, not hang the suite: after two minutes it
+        // is killed, its output ends, and whoever waits on it sees that.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [weak self] in
+            guard let self, process.isRunning else { return }
+            Foundation.kill(process.processIdentifier, SIGKILL)
+        }
     }
 
     /// Finds the fixture beside the test binary (`swift build` puts products side by side).

@@ -90,7 +90,7 @@ import Testing
 
     @Test func manyTasksAtOnceWithACapacityKeepTheLimit() async throws {
         let store = InMemoryRepository<Entity>(capacity: 64)
-        await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
                     for step in 0..<2_000 {
@@ -100,6 +100,7 @@ import Testing
                     }
                 }
             }
+            try await group.waitForAll()
         }
         #expect(try await store.count() == 64)
         #expect(try await store.fetchAll().count == 64)
