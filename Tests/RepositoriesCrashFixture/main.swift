@@ -2,6 +2,8 @@
 // killed, printing each ID once the call that saved it has returned.
 //
 //   RepositoriesCrashFixture save-loop <store-path> <first-id>   save forever; print acknowledged IDs
+//   RepositoriesCrashFixture replace-loop <store-path> <first-revision>
+//       four writers replace their entities forever, compacting often; print "id revision"
 //   RepositoriesCrashFixture hold <store-path>                   open, print "opened", hold until stdin closes
 //   RepositoriesCrashFixture write <store-path> <first-id> <count>  save <count> entities, close, print "done"
 import Foundation
@@ -54,6 +56,34 @@ do {
         for id in first..<(first + count) { try await store.save(FixtureEntity.make(id)) }
         try await store.close()
         say("done")
+    case "replace-loop":
+        // Four writers replace their own 20 entities over and over, so dead records pile up
+        // and compaction runs every few dozen saves, and group commits carry several records.
+        let options = FileRepository<FixtureEntity>.Options(compactionThreshold: 16)
+        let store = try await FileRepository<FixtureEntity>(fileURL: url, options: options)
+        let start = Int(arguments[3]) ?? 0
+        say("ready")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    var revision = start
+                    while true {
+                        revision += 1
+                        let ids = (0..<20).map { writer * 100 + $0 }
+                        if revision % 5 == 0 {
+                            try await store.save(
+                                contentsOf: ids.map { FixtureEntity.make($0, revision: revision) })
+                            for id in ids { say("\(id) \(revision)") }
+                        } else {
+                            let id = ids[revision % ids.count]
+                            try await store.save(FixtureEntity.make(id, revision: revision))
+                            say("\(id) \(revision)")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     default:
         FileHandle.standardError.write(Data("unknown command \(arguments[1])\n".utf8))
         exit(2)

@@ -46,4 +46,16 @@ public struct FixtureEntity: Codable, Identifiable, Sendable, Equatable {
     public static func make(_ id: Int) -> FixtureEntity {
         FixtureEntity(id: id, text: "entity \(id) ✓", blob: String(repeating: "x", count: (id * 37) % 1_500))
     }
+
+    /// The entity for `id` at `revision`: the same ID, other content.
+    public static func make(_ id: Int, revision: Int) -> FixtureEntity {
+        var entity = make(id)
+        entity.text = "entity \(id) ✓ r\(revision)"
+        return entity
+    }
+
+    /// The revision `make(_:revision:)` wrote into the entity, if it did.
+    public var revision: Int? {
+        text.split(separator: "r").last.flatMap { Int($0) }
+    }
 }

@@ -41,6 +41,40 @@ import Testing
         #expect(acknowledged.count > kills, "the child acknowledged too few saves to prove anything")
     }
 
+    /// Four writers replacing their entities while compaction runs every few dozen saves:
+    /// kills land in group commits and in compactions, and no acknowledged revision is lost.
+    @Test func noAcknowledgedRevisionIsLostWhenKilledDuringCompaction() async throws {
+        let url = directory.file()
+        var random = SeededRandomNumberGenerator(seed: 4_242)
+        var acknowledged: [Int: Int] = [:]  // id → newest acknowledged revision
+        var nextRevision = 0
+        for round in 0..<kills {
+            let child = try ChildProcess(["replace-loop", url.path, String(nextRevision)])
+            try child.waitForLine("ready")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
+            for line in child.kill() {
+                let fields = line.split(separator: " ").compactMap { Int($0) }
+                guard fields.count == 2 else { continue }
+                acknowledged[fields[0]] = max(acknowledged[fields[0]] ?? 0, fields[1])
+                nextRevision = max(nextRevision, fields[1])
+            }
+            nextRevision += 1_000
+
+            let store = try await FileRepository<FixtureEntity>(fileURL: url)
+            let stored = Dictionary(uniqueKeysWithValues: try await store.fetchAll().map { ($0.id, $0) })
+            for (id, revision) in acknowledged {
+                let entity = stored[id]
+                let storedRevision = entity?.revision ?? -1
+                #expect(
+                    storedRevision >= revision && entity == FixtureEntity.make(id, revision: storedRevision),
+                    "round \(round): \(id) acknowledged at revision \(revision), stored \(String(describing: entity))"
+                )
+            }
+            try await store.close()
+        }
+        #expect(acknowledged.count == 80, "every writer's entities were acknowledged at least once")
+    }
+
     @Test func aSecondProcessGetsLocked() async throws {
         let url = directory.file()
         let holder = try ChildProcess(["hold", url.path])
