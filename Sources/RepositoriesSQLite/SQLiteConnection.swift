@@ -13,6 +13,8 @@ final class SQLiteConnection {
     /// Prepared statements by SQL text. The repository's SQL is a small fixed set (the
     /// `IN (…)` lists come in a few padded sizes), so the cache stays small.
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statement ``prepared(_:)`` handed out last.
+    private var lastStatement: SQLiteStatement?
     /// Set when a rollback failed, leaving the connection in a transaction it cannot leave;
     /// every later call throws it rather than write into that transaction.
     private var brokenBy: SQLiteError?
@@ -43,6 +45,7 @@ final class SQLiteConnection {
 
     deinit {
         statements.removeAll()
+        lastStatement = nil
         if let handle { sqlite3_close_v2(handle) }
     }
 
@@ -144,6 +147,7 @@ final class SQLiteConnection {
     func close() throws {
         guard let handle else { return }
         statements.removeAll()
+        lastStatement = nil
         self.handle = nil
         let result = sqlite3_close(handle)
         guard result == SQLITE_OK else {
@@ -159,6 +163,7 @@ final class SQLiteConnection {
     func closeQuietly() {
         guard let handle else { return }
         statements.removeAll()
+        lastStatement = nil
         self.handle = nil
         sqlite3_close_v2(handle)
     }
@@ -175,7 +180,14 @@ final class SQLiteConnection {
 
     private func prepared(_ sql: String) throws -> SQLiteStatement {
         let handle = try requireHandle()
-        if let statement = statements[sql] { return statement }
+        // A connection mostly runs one statement over and over (a reader's lookups by ID);
+        // the texts come from SQLiteTable's stored strings, so comparing with the last one is
+        // usually a pointer comparison, where the dictionary would hash the whole text.
+        if let last = lastStatement, last.sql == sql { return last }
+        if let statement = statements[sql] {
+            lastStatement = statement
+            return statement
+        }
         var compiled: OpaquePointer?
         let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &compiled, nil)
         try check(result, sql: sql)
@@ -185,6 +197,7 @@ final class SQLiteConnection {
         }
         let statement = SQLiteStatement(sql: sql, handle: compiled)
         statements[sql] = statement
+        lastStatement = statement
         return statement
     }
 

@@ -32,6 +32,10 @@ enum SQLiteKey: Hashable, Sendable, CustomStringConvertible {
     ///   encoded as JSON.
     init(_ id: some Encodable) throws {
         switch id {
+        case let value as Int:
+            // The most common ID, first: a cast to a concrete type costs less than the
+            // existential one below.
+            self = .integer(Int64(value))
         case let value as String:
             self = .text(value)
         case let value as UUID:

@@ -17,7 +17,10 @@ import Repositories
 /// `seq` is the rowid, so `ORDER BY seq` reads the table in its natural order. A new row
 /// takes one more than the largest `seq` in the table, so it always sorts last; an upsert
 /// updates `body` and `crc` in place, so a replaced entity keeps its `seq` and its place.
-struct SQLiteTable: Sendable {
+///
+/// A class, so that every read, which hands it to a connection, passes one reference rather
+/// than copying a dozen strings.
+final class SQLiteTable: Sendable {
     /// The table's name as given, unquoted.
     let name: String
     /// The name as an SQL identifier: in double quotes, inner quotes doubled.
