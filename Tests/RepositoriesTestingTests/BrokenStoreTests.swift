@@ -69,6 +69,25 @@ import Testing
         #expect(firstSequence == secondSequence)
     }
 
+    @Test(arguments: [
+        (BrokenRepository<ConformanceEntity>.Defect.ignoresReplacement, ConformanceLaw.saveReplaces),
+        (.staleCount, .countMatchesFetchAll),
+        (.ignoresSorting, .queryMatchesReference),
+        (.clampsNegativeBounds, .negativeQueryBoundsAreRejected),
+        (.stopsBatchOnCancellation, .cancelledBatchIsAllOrNothing),
+        (.losesLastWriteOnReopen, .survivesReopen),
+    ])
+    func eachDefectIsCaughtByTheLawThatNamesIt(
+        defect: BrokenRepository<ConformanceEntity>.Defect, law: ConformanceLaw
+    ) async throws {
+        var options = ConformanceOptions<BrokenRepository<ConformanceEntity>>(seed: 11)
+        options.reopen = { try await $0.reopened() }
+        let suite = RepositoryConformance(
+            options: options, makeRepository: { BrokenRepository<ConformanceEntity>(defect) })
+        let failure = try await #require(throws: ConformanceFailure.self) { try await suite.run() }
+        #expect(failure.brokenLaws.contains(law), "\(defect) broke \(failure.brokenLaws)")
+    }
+
     @Test func unsupportedCapabilitiesAreSkippedNotPassed() async throws {
         let suite = RepositoryConformance(
             options: ConformanceOptions(unsupported: [.insertionOrder, .atomicBatches]),

@@ -59,18 +59,20 @@ extension RepositoryConformance {
         if !skipUnless(.atomicBatches, .cancelledBatchIsAllOrNothing, into: &report) {
             await verify(.cancelledBatchIsAllOrNothing, catalog, into: &report) { probe in
                 try await probe.save(1)
-                let batch = probe.entities(Array(100..<600))
-                let repository = probe.repository
-                let task = Task { try await repository.save(contentsOf: batch) }
-                task.cancel()
-                let outcome = await task.result
-                probe.note("save(contentsOf: 500 entities) in a task cancelled at once → \(outcome)")
-                switch outcome {
-                case .success:
+                var expected = [probe.entity(1)]
+                // Cancel at several moments, from before the batch starts to well into it,
+                // so a store that stops partway through a batch is caught in the act.
+                for (attempt, yields) in [0, 1, 2, 4, 8, 16, 32, 64, 128].enumerated() {
+                    let batch = probe.entities(Array((100 + attempt * 100)..<(200 + attempt * 100)))
+                    let repository = probe.repository
+                    let task = Task { try await repository.save(contentsOf: batch) }
+                    for _ in 0..<yields { await Task.yield() }
+                    task.cancel()
+                    let outcome = await task.result
+                    probe.note("save(contentsOf: 100 entities) cancelled after \(yields) yields → \(outcome)")
+                    if case .success = outcome { expected += batch }
                     try await probe.expectAll(
-                        [probe.entity(1)] + batch, "after the cancelled batch completed")
-                case .failure(let error):
-                    try await probe.expectAll([probe.entity(1)], "after the cancelled batch threw \(error)")
+                        expected, "after a batch cancelled after \(yields) yields (\(outcome))")
                 }
             }
         }

@@ -21,14 +21,43 @@ where Entity.ID: Sendable {
         case tornBatches
         /// `delete(ids:)` forgets the last ID it is given.
         case deleteIDsSkipsLast
+        /// `save(_:)` of a stored ID keeps the old entity (first write wins).
+        case ignoresReplacement
+        /// `count()` does not go down on a delete.
+        case staleCount
+        /// `fetch(_:)` ignores the query's sort keys.
+        case ignoresSorting
+        /// `fetch(_:)` treats a negative offset or limit as zero instead of rejecting it.
+        case clampsNegativeBounds
+        /// `save(contentsOf:)` saves one entity at a time, checking for cancellation between
+        /// them, and stops there.
+        case stopsBatchOnCancellation
+        /// Reopening loses the last write.
+        case losesLastWriteOnReopen
     }
 
-    private let base = InMemoryRepository<Entity>()
+    private let base: InMemoryRepository<Entity>
     private let defect: Defect
     private let saves = Mutex(0)
+    private let deletes = Mutex(0)
+    private let lastSaved = Mutex<Entity.ID?>(nil)
 
     init(_ defect: Defect) {
         self.defect = defect
+        self.base = InMemoryRepository()
+    }
+
+    private init(_ defect: Defect, base: InMemoryRepository<Entity>) {
+        self.defect = defect
+        self.base = base
+    }
+
+    /// The same storage seen by a new instance, as after a close and reopen.
+    func reopened() async throws -> BrokenRepository {
+        if defect == .losesLastWriteOnReopen, let last = lastSaved.withLock({ $0 }) {
+            try await base.delete(id: last)
+        }
+        return BrokenRepository(defect, base: base)
     }
 
     func fetch(id: Entity.ID) async throws -> Entity? { try await base.fetch(id: id) }
@@ -44,7 +73,9 @@ where Entity.ID: Sendable {
             return count
         }
         if defect == .losesEveryThirdSave && number % 3 == 0 { return }
+        if defect == .ignoresReplacement, try await base.fetch(id: entity.id) != nil { return }
         try await base.save(entity)
+        lastSaved.withLock { $0 = entity.id }
     }
 
     func save(contentsOf entities: [Entity]) async throws {
@@ -63,25 +94,54 @@ where Entity.ID: Sendable {
                 try await base.save(entity)
                 await Task.yield()
             }
+        case .stopsBatchOnCancellation:
+            // One suspension per entity, as a store doing I/O per entity has.
+            for entity in entities {
+                try Task.checkCancellation()
+                try await base.save(entity)
+                await Task.yield()
+            }
         default:
             for entity in entities {
                 _ = try JSONEncoder().encode(entity)
             }
             try await base.save(contentsOf: entities)
         }
+        if let last = entities.last { lastSaved.withLock { $0 = last.id } }
     }
 
     func delete(id: Entity.ID) async throws {
         if defect == .throwsOnAbsentDelete, try await base.fetch(id: id) == nil {
             throw RepositoryError.notFound(id: id)
         }
+        if try await base.fetch(id: id) != nil { deletes.withLock { $0 += 1 } }
         try await base.delete(id: id)
     }
 
-    func deleteAll() async throws { try await base.deleteAll() }
+    func deleteAll() async throws {
+        deletes.withLock { $0 = 0 }
+        try await base.deleteAll()
+    }
 
     func delete(ids: [Entity.ID]) async throws {
         let doomed = defect == .deleteIDsSkipsLast ? Array(ids.dropLast()) : ids
         for id in doomed { try await delete(id: id) }
+    }
+
+    func count() async throws -> Int {
+        let count = try await base.count()
+        return defect == .staleCount ? count + deletes.withLock { $0 } : count
+    }
+
+    func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        var query = query
+        switch defect {
+        case .ignoresSorting: query.sortKeys = []
+        case .clampsNegativeBounds:
+            query.offset = max(0, query.offset)
+            query.limit = query.limit.map { max(0, $0) }
+        default: break
+        }
+        return try query.apply(to: try await fetchAll())
     }
 }
