@@ -13,7 +13,11 @@
 /// ```swift
 /// var todos = AnyRepository(InMemoryRepository<Todo>())
 /// todos.onSave = { _ in throw RepositoryError.unavailable("offline") }
+/// todos.onSaveContentsOf = { _ in throw RepositoryError.unavailable("offline") }
 /// ```
+///
+/// Each endpoint is replaced on its own: `onSave` does not change `onSaveContentsOf`, so a
+/// test that makes saving fail replaces both.
 ///
 /// `RepositoriesTesting` adds `AnyRepository.unimplemented()`, whose every endpoint reports
 /// a test failure naming itself.

@@ -56,10 +56,12 @@ where Entity.ID: Sendable {
     /// Writes the collection back once, with every entity of the batch or none.
     public func save(contentsOf entities: [Entity]) async throws {
         try update { stored in
+            var positions = Dictionary(stored.enumerated().map { ($1.id, $0) }) { first, _ in first }
             for entity in entities {
-                if let position = stored.firstIndex(where: { $0.id == entity.id }) {
+                if let position = positions[entity.id] {
                     stored[position] = entity
                 } else {
+                    positions[entity.id] = stored.count
                     stored.append(entity)
                 }
             }
