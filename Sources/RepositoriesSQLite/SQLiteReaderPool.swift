@@ -9,11 +9,10 @@ import Synchronization
 /// and gives it back. A connection is idle here or used by exactly one thread; the pool
 /// holds as many as reads ever ran at once, which the threads running them bound.
 ///
-/// A connection here waits for no lock: its busy timeout is zero. A read that meets one
-/// (only while another connection recovers the log after a crash, or holds the database in
-/// exclusive mode) fails at once with `SQLITE_BUSY`, and ``SQLiteDatabase`` runs it again on
-/// the writer's queue, where waiting out the busy timeout holds no thread of Swift's
-/// cooperative pool.
+/// A connection here waits for no lock: its busy timeout is zero. A read that meets one (in
+/// WAL mode only in passing, while another connection recovers the log after a crash) fails
+/// at once with `SQLITE_BUSY`, and ``SQLiteDatabase`` runs it again on the writer's queue,
+/// where waiting out the busy timeout holds no thread of Swift's cooperative pool.
 final class SQLiteReaderPool: Sendable {
     private let path: String
     private let idle: Mutex<Idle>
@@ -21,14 +20,14 @@ final class SQLiteReaderPool: Sendable {
     /// The connections no read is using, how many reads hold one, and whether ``close()``
     /// was called.
     private struct Idle: ~Copyable {
-        var connections: [IdleConnection]
+        var connections: [PooledConnection]
         var borrowed = 0
         var isClosed = false
     }
 
-    /// A connection while no thread uses it. Sendable because the pool hands it to one
-    /// thread at a time and never touches it while that thread holds it.
-    private struct IdleConnection: @unchecked Sendable {
+    /// A connection of the pool. Sendable because the pool hands it to one thread at a time
+    /// and never touches it while that thread holds it.
+    private struct PooledConnection: @unchecked Sendable {
         let connection: SQLiteConnection
     }
 
@@ -36,7 +35,7 @@ final class SQLiteReaderPool: Sendable {
     /// when given.
     init(path: String, first: consuming sending SQLiteConnection?) {
         self.path = path
-        let connections = first.map { [IdleConnection(connection: $0)] } ?? []
+        let connections = first.map { [PooledConnection(connection: $0)] } ?? []
         self.idle = Mutex(Idle(connections: connections))
     }
 
@@ -69,8 +68,8 @@ final class SQLiteReaderPool: Sendable {
         }
     }
 
-    private func checkOut() throws -> IdleConnection {
-        let reused = try idle.withLock { idle -> IdleConnection? in
+    private func checkOut() throws -> PooledConnection {
+        let reused = try idle.withLock { idle -> PooledConnection? in
             if idle.isClosed { throw SQLiteReaderPoolClosed() }
             idle.borrowed += 1
             return idle.connections.popLast()
@@ -81,14 +80,14 @@ final class SQLiteReaderPool: Sendable {
             // it is quick; it happens outside the lock all the same.
             let connection = try SQLiteConnection(path: path, readOnly: true)
             try connection.setBusyTimeout(milliseconds: 0)
-            return IdleConnection(connection: connection)
+            return PooledConnection(connection: connection)
         } catch {
             idle.withLock { $0.borrowed -= 1 }
             throw error
         }
     }
 
-    private func checkIn(_ borrowed: IdleConnection) {
+    private func checkIn(_ borrowed: PooledConnection) {
         idle.withLock { idle in
             idle.borrowed -= 1
             if idle.isClosed {

@@ -71,10 +71,10 @@ import Repositories
 /// what makes that safe: a reader reads the last commit, and a writer appends beside it, so
 /// neither waits for the other, and the caller's thread is held only for the read itself. Each
 /// read runs in its own read transaction, started after any write that has returned, so a read
-/// always sees every write that returned before it began. A reader that meets a lock (only
-/// while another connection recovers the log after a crash, or holds the file exclusively)
-/// gives the read to the writer's queue, which waits up to ``SQLiteOptions/busyTimeout``
-/// without holding a thread of the cooperative pool. An in-memory repository reads on its one
+/// always sees every write that returned before it began. A reader that meets a lock (in WAL
+/// mode only in passing, while another connection recovers the log after a crash) gives the
+/// read to the writer's queue, which waits up to ``SQLiteOptions/busyTimeout`` without
+/// holding a thread of the cooperative pool. An in-memory repository reads on its one
 /// connection, on the queue, since a second connection would open a second database.
 ///
 /// Encoding, decoding and checking rows happen in the callers' tasks, in parallel.
