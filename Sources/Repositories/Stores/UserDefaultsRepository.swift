@@ -17,8 +17,10 @@ import Synchronization
 ///   key and the element, never an empty list; an entity that cannot be encoded throws
 ///   `encodingFailed` and the stored value is left as it was.
 /// - Concurrency: writes to one key through any `UserDefaultsRepository` in the process are
-///   serialized, so two instances over one key never lose each other's writes. Another process writing
-///   the same key is not coordinated with.
+///   serialized, so two instances over one key never lose each other's writes. The
+///   repositories treat their key as their own: once one has read or written it, the
+///   process's repositories keep the value they last saw and do not see writes made to the
+///   key directly through `UserDefaults`, nor by another process.
 /// - Durability: `UserDefaults` writes to disk in the background; a value set just before
 ///   the process is killed may be lost. Use `FileRepository` for data that must survive.
 public struct UserDefaultsRepository<Entity: Codable & Identifiable & Sendable>: Repository
@@ -28,14 +30,12 @@ where Entity.ID: Sendable {
 
     /// The key the collection is stored under.
     public let key: String
-    private let defaults: DefaultsBox
-    private let lock: KeyLock
+    private let slot: StoredValue
 
     /// Creates a repository over the collection stored under `key` in `defaults`.
     public init(key: String, defaults: UserDefaults = .standard) {
         self.key = key
-        self.defaults = DefaultsBox(defaults)
-        self.lock = KeyLock.forKey(key)
+        self.slot = StoredValue.slot(for: key, in: defaults)
     }
 
     /// - Complexity: O(*n*): the collection is decoded.
@@ -75,7 +75,7 @@ where Entity.ID: Sendable {
 
     /// Removes the key's value.
     public func deleteAll() async throws {
-        lock.mutex.withLock { _ in defaults.value.removeObject(forKey: key) }
+        slot.removeValue()
     }
 
     /// Writes the collection back once, without the IDs.
@@ -92,13 +92,11 @@ where Entity.ID: Sendable {
     // MARK: Storage
 
     private func load() throws -> [Entity] {
-        guard let value = defaults.value.object(forKey: key) else { return [] }
-        guard let data = value as? Data else {
-            throw RepositoryError.decodingFailed(
-                record: "the value under key \"\(key)\"", location: "UserDefaults",
-                underlying: RepositoryError.rejected(
-                    "The value is a \(type(of: value)), not the JSON data this repository writes"))
-        }
+        try decode(try slot.read())
+    }
+
+    private func decode(_ data: Data?) throws -> [Entity] {
+        guard let data else { return [] }
         do {
             return try JSONDecoder().decode([Entity].self, from: data)
         } catch {
@@ -108,16 +106,14 @@ where Entity.ID: Sendable {
     }
 
     private func update(_ change: (inout [Entity]) -> Void) throws {
-        try lock.mutex.withLock { _ in
-            var stored = try load()
+        try slot.update { current in
+            var stored = try decode(current)
             change(&stored)
-            let data: Data
             do {
-                data = try JSONEncoder().encode(stored)
+                return try JSONEncoder().encode(stored)
             } catch {
                 throw RepositoryError.encodingFailed(id: Self.failingID(error, in: stored), underlying: error)
             }
-            defaults.value.set(data, forKey: key)
         }
     }
 
@@ -149,20 +145,81 @@ extension DecodingError {
     }
 }
 
-/// One lock per key, shared by every `UserDefaultsRepository` in the process, so
-/// read-modify-write cycles on one key never interleave while other keys go on.
-private let userDefaultsLocks = Mutex<[String: KeyLock]>([:])
+/// The value under one key of one `UserDefaults`, shared by every `UserDefaultsRepository`
+/// over that key in the process: one lock, so read-modify-write cycles never interleave, and
+/// the value as this process last read or wrote it.
+///
+/// The copy is what makes writes safe: on Linux, `UserDefaults` can hand back an older value
+/// for a moment after a write while it flushes its file, and a read-modify-write built on
+/// that older value would drop the write before it. Once a repository has read or written
+/// the key, this process's repositories read the key from here, not from `UserDefaults`.
+private final class StoredValue: Sendable {
+    private struct Slot: Hashable {
+        var defaults: ObjectIdentifier
+        var key: String
+    }
 
-private final class KeyLock: Sendable {
-    let mutex = Mutex(())
+    /// Kept for the life of the process: each holds its `UserDefaults`, so an identifier is
+    /// never reused for another instance while its entry exists.
+    private static let slots = Mutex<[Slot: StoredValue]>([:])
 
-    static func forKey(_ key: String) -> KeyLock {
-        userDefaultsLocks.withLock { locks in
-            if let lock = locks[key] { return lock }
-            let lock = KeyLock()
-            locks[key] = lock
-            return lock
+    private let defaults: DefaultsBox
+    private let key: String
+    /// `nil` until first read; then the data, or `.some(nil)` when the key holds nothing.
+    private let copy = Mutex<Data??>(nil)
+
+    private init(defaults: UserDefaults, key: String) {
+        self.defaults = DefaultsBox(defaults)
+        self.key = key
+    }
+
+    static func slot(for key: String, in defaults: UserDefaults) -> StoredValue {
+        slots.withLock { slots in
+            let slot = Slot(defaults: ObjectIdentifier(defaults), key: key)
+            if let existing = slots[slot] { return existing }
+            let value = StoredValue(defaults: defaults, key: key)
+            slots[slot] = value
+            return value
         }
+    }
+
+    /// The stored data, or `nil` when the key holds nothing.
+    ///
+    /// - Throws: `decodingFailed` when the key holds something other than data.
+    func read() throws -> Data? {
+        try copy.withLock { try current(&$0) }
+    }
+
+    /// Replaces the stored data with what `change` makes of it, under the key's lock.
+    func update(_ change: (Data?) throws -> Data) throws {
+        try copy.withLock { cached in
+            let next = try change(try current(&cached))
+            defaults.value.set(next, forKey: key)
+            cached = .some(next)
+        }
+    }
+
+    func removeValue() {
+        copy.withLock { cached in
+            defaults.value.removeObject(forKey: key)
+            cached = .some(nil)
+        }
+    }
+
+    private func current(_ cached: inout Data??) throws -> Data? {
+        if let known = cached { return known }
+        guard let value = defaults.value.object(forKey: key) else {
+            cached = .some(nil)
+            return nil
+        }
+        guard let data = value as? Data else {
+            throw RepositoryError.decodingFailed(
+                record: "the value under key \"\(key)\"", location: "UserDefaults",
+                underlying: RepositoryError.rejected(
+                    "The value is a \(type(of: value)), not the JSON data this repository writes"))
+        }
+        cached = .some(data)
+        return data
     }
 }
 
