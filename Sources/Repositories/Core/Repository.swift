@@ -95,7 +95,8 @@ extension Repository {
         return found
     }
 
-    /// Validates `query`, fetches every entity, then applies the query in memory.
+    /// Validates `query`, fetches every entity, then applies the query in memory, outside
+    /// any lock the store holds, so a slow predicate never blocks other callers.
     ///
     /// - Complexity: O(*n* log *n*) for *n* stored entities when the query sorts, O(*n*) otherwise.
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] {

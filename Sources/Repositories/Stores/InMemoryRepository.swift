@@ -94,22 +94,7 @@ where Entity.ID: Sendable {
     ///
     /// - Complexity: O(*m*) for *m* IDs.
     public func fetch(ids: [ID]) async throws -> [Entity] {
-        storage.withLock { state in
-            var seen = Set<ID>(minimumCapacity: ids.count)
-            var found: [Entity] = []
-            found.reserveCapacity(ids.count)
-            for id in ids where seen.insert(id).inserted {
-                if let entity = state.entity(for: id) { found.append(entity) }
-            }
-            return found
-        }
-    }
-
-    /// Takes a snapshot under the lock, then filters and sorts outside it, so a slow
-    /// predicate never blocks other callers.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try query.validate()
-        return try query.apply(to: storage.withLock { $0.all() })
+        storage.withLock { $0.entities(for: ids) }
     }
 
     /// - Complexity: O(1).

@@ -59,6 +59,21 @@ struct InMemoryStorage<Entity: Identifiable> {
         return entity
     }
 
+    /// The entities stored under `ids`, in the order of `ids`, skipping absent and repeated
+    /// IDs (each counts as a use).
+    ///
+    /// - Complexity: O(*m*) for *m* IDs.
+    @inlinable
+    mutating func entities(for ids: [ID]) -> [Entity] {
+        var seen = Set<ID>(minimumCapacity: ids.count)
+        var found: [Entity] = []
+        found.reserveCapacity(ids.count)
+        for id in ids where seen.insert(id).inserted {
+            if let entity = entity(for: id) { found.append(entity) }
+        }
+        return found
+    }
+
     /// - Complexity: O(*n*).
     @inlinable
     func all() -> [Entity] {

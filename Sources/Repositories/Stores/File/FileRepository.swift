@@ -118,15 +118,8 @@ where Entity.ID: Codable & Sendable {
     public func fetch(ids: [ID]) async throws -> [Entity] {
         try state.withLock { state in
             try state.checkUsable(fileURL)
-            var seen = Set<ID>(minimumCapacity: ids.count)
-            return ids.compactMap { seen.insert($0).inserted ? state.index.entity(for: $0) : nil }
+            return state.index.entities(for: ids)
         }
-    }
-
-    /// Takes a snapshot under the lock, then filters and sorts outside it.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try query.validate()
-        return try query.apply(to: await fetchAll())
     }
 
     /// - Complexity: O(1).
