@@ -40,7 +40,7 @@ extension HTTPRepository {
     /// For an API that wraps its answers, `{"data": [...], "next": "…"}`, use
     /// ``unwrapping(_:nextPageKey:)``; for anything else, set the hooks. An error a decoding
     /// hook throws becomes `decodingFailed` naming the URL and quoting the body, unless it is
-    /// a ``Repositories/RepositoryError``, which is thrown as it is.
+    /// a `RepositoryError`, which is thrown as it is.
     public struct Coding: Sendable {
         /// Makes the encoder of one request; a new one each time, as for ``makeDecoder``.
         public var makeEncoder: @Sendable () -> JSONEncoder

@@ -35,7 +35,7 @@ extension HTTPRepository {
         /// Returns the bearer token for `Authorization: Bearer <token>`, asked before every
         /// request so a refreshed token is used at once; `nil` sends no `Authorization`.
         ///
-        /// When it throws a ``Repositories/RepositoryError`` that error is thrown as it is;
+        /// When it throws a `RepositoryError` that error is thrown as it is;
         /// another error becomes `rejected`, and the request is not sent.
         public var tokenProvider: (@Sendable () async throws -> String?)?
         /// Changes each request last, just before it is sent: sign it, add a header

@@ -15,7 +15,7 @@ extension HTTPRepository {
     ///     the collection never borrows the collection's tag.
     ///   - ifMatch: whether a save may carry `If-Match` (with ``Configuration/ifMatchOnSave``).
     ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
-    /// - Throws: a ``Repositories/RepositoryError`` when no reply arrived (see
+    /// - Throws: a `RepositoryError` when no reply arrived (see
     ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
     func exchange(
         _ endpoint: HTTPEndpoint, body: Data? = nil, tagKey: URL? = nil, ifMatch: Bool = false,
@@ -134,7 +134,7 @@ extension HTTPRepository {
     /// The error to throw when no reply arrived.
     ///
     /// Cancellation passes through; a passed deadline and `URLError.timedOut` are
-    /// `timedOut`; a ``Repositories/RepositoryError`` keeps its code; every other failure (a
+    /// `timedOut`; a `RepositoryError` keeps its code; every other failure (a
     /// refused connection, an unknown host, a dropped connection) is `unavailable`.
     func mapTransportError(_ error: any Error, endpoint: HTTPEndpoint, operation: String) -> any Error {
         let described = "\(endpoint.method) \(endpoint.url.absoluteString)"

@@ -1,7 +1,7 @@
 import Foundation
 import Repositories
 
-/// A REST resource as a ``Repositories/Repository``: each operation is one or more HTTP
+/// A REST resource as a `Repository`: each operation is one or more HTTP
 /// requests to a collection URL and its items.
 ///
 /// ```swift
@@ -25,7 +25,7 @@ import Repositories
 ///
 /// ## Errors
 ///
-/// Every failure is a ``Repositories/RepositoryError`` whose `location` is the URL:
+/// Every failure is a `RepositoryError` whose `location` is the URL:
 /// `401`/`403` and other 4xx are `rejected` (quoting the start of the body); `409`/`412`
 /// are `conflict`; `429`, `503` and other 5xx are `unavailable`, with `Retry-After` (seconds
 /// or an HTTP-date) in `retryAfter`; a body that does not decode is `decodingFailed` with
@@ -114,7 +114,7 @@ where Entity.ID: Codable & Sendable {
     /// Reads the entity at its item URL (`GET baseURL/{id}` by default).
     ///
     /// - Returns: the entity, or `nil` when the server answers `404 Not Found` or `410 Gone`.
-    /// - Throws: ``Repositories/RepositoryError`` as the type's documentation lists.
+    /// - Throws: `RepositoryError` as the type's documentation lists.
     public func fetch(id: ID) async throws -> Entity? {
         let endpoint = configuration.endpoints.fetch(id, resource)
         let reply = try await exchange(endpoint, operation: "fetch(id:)")
@@ -130,7 +130,7 @@ where Entity.ID: Codable & Sendable {
     /// Pages are separate requests, so an entity saved or deleted while they are read may
     /// be missed or seen twice; the server's order decides what `fetchAll` returns.
     ///
-    /// - Throws: ``Repositories/RepositoryError`` as the type's documentation lists;
+    /// - Throws: `RepositoryError` as the type's documentation lists;
     ///   `corrupted` when the pages link back to one already read or exceed
     ///   ``Configuration/maximumPages``.
     /// - Complexity: one request per page.
@@ -165,7 +165,7 @@ where Entity.ID: Codable & Sendable {
     /// Sends the entity to its item URL (`PUT baseURL/{id}` by default), with `If-Match`
     /// when ``Configuration/ifMatchOnSave`` is on and a tag is known.
     ///
-    /// - Throws: `encodingFailed` (nothing sent), or ``Repositories/RepositoryError`` as the
+    /// - Throws: `encodingFailed` (nothing sent), or `RepositoryError` as the
     ///   type's documentation lists; `conflict` when `If-Match` failed.
     public func save(_ entity: Entity) async throws {
         let body = try encode(entity)
@@ -175,7 +175,7 @@ where Entity.ID: Codable & Sendable {
     /// Deletes the entity at its item URL (`DELETE baseURL/{id}` by default); a `404` or
     /// `410` counts as done.
     ///
-    /// - Throws: ``Repositories/RepositoryError`` as the type's documentation lists.
+    /// - Throws: `RepositoryError` as the type's documentation lists.
     public func delete(id: ID) async throws {
         let endpoint = configuration.endpoints.delete(id, resource)
         let readFrom = configuration.endpoints.fetch(id, resource).url
@@ -186,7 +186,7 @@ where Entity.ID: Codable & Sendable {
 
     /// Counts with ``Endpoints/count`` when one is set, else counts ``fetchAll()``.
     ///
-    /// - Throws: ``Repositories/RepositoryError`` as the type's documentation lists.
+    /// - Throws: `RepositoryError` as the type's documentation lists.
     public func count() async throws -> Int {
         guard let count = configuration.endpoints.count else { return try await fetchAll().count }
         let reply = try await exchange(count(resource), operation: "count()")

@@ -1,7 +1,7 @@
 import Foundation
 import Repositories
 
-/// How a status code becomes a ``Repositories/RepositoryError``.
+/// How a status code becomes a `RepositoryError`.
 ///
 /// | status | error |
 /// |---|---|

@@ -27,7 +27,7 @@ import Foundation
 /// - return any response that arrived, 4xx and 5xx included: the repository maps statuses
 ///   to errors, so a transport that throws on them hides the `Retry-After` and the body;
 /// - throw when no complete response arrived: a `URLError` (understood and mapped:
-///   `.timedOut` to `timedOut`, the rest to `unavailable`), a ``Repositories/RepositoryError``
+///   `.timedOut` to `timedOut`, the rest to `unavailable`), a `RepositoryError`
 ///   (passed on as it is), or any other error (reported as `unavailable`);
 /// - honour task cancellation by abandoning the request and throwing promptly, so that
 ///   cancelling the caller's task stops the request on the wire. The repository enforces

@@ -1,4 +1,4 @@
-/// A law of ``Repositories/Repository`` that ``RepositoryConformance`` checks.
+/// A law of `Repository` that ``RepositoryConformance`` checks.
 public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     // basics
     /// A saved entity is returned by the next `fetch(id:)`.

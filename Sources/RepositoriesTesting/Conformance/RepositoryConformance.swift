@@ -1,6 +1,6 @@
 import Repositories
 
-/// The laws of ``Repositories/Repository``, checked against any store or decorator.
+/// The laws of `Repository`, checked against any store or decorator.
 ///
 /// A store author runs the whole suite in one call:
 ///

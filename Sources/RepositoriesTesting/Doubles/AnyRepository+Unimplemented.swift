@@ -12,7 +12,12 @@ extension AnyRepository {
     /// products.onFetchAll = { [.milk, .bread] }
     /// ```
     ///
-    /// - Parameter name: a name for the dependency, shown in the failure.
+    /// - Parameters:
+    ///   - name: a name for the dependency, shown in the failure.
+    ///   - fileID: the caller's file, where a failure is reported (leave the default).
+    ///   - filePath: the caller's file path (leave the default).
+    ///   - line: the caller's line (leave the default).
+    ///   - column: the caller's column (leave the default).
     public static func unimplemented(
         _ name: String = "AnyRepository<\(Entity.self), \(ID.self)>",
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
