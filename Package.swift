@@ -34,6 +34,19 @@ let package = Package(
             dependencies: ["Repositories"],
             path: "Examples/QuickStart"
         ),
+        // What the article examples share: the command line, the simulated API behind a
+        // network switch, the workspace directory, the progress bar.
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["Repositories", "RepositoriesHTTP"],
+            path: "Examples/ExampleSupport"
+        ),
+        // One executable per article under ../shared/seeds: `swift run Mahsulot`, and so on.
+        .executableTarget(
+            name: "NumberFacts",
+            dependencies: ["Repositories", "ExampleSupport"],
+            path: "Examples/NumberFacts"
+        ),
         // Test support shared by the test targets and the crash fixture: entities with
         // String and UUID IDs, temporary directories, the child-process driver.
         .target(
@@ -62,6 +75,14 @@ let package = Package(
         .testTarget(
             name: "RepositoriesSQLiteTests",
             dependencies: ["RepositoriesSQLite", "RepositoriesTesting"]
+        ),
+        .testTarget(
+            name: "ExampleSupportTests",
+            dependencies: ["ExampleSupport", "Repositories", "RepositoriesTesting"]
+        ),
+        .testTarget(
+            name: "NumberFactsTests",
+            dependencies: ["NumberFacts", "Repositories", "RepositoriesTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
