@@ -1,0 +1,16 @@
+import Testing
+
+/// Yields until `condition` turns false, or until `timeout` of real time has passed: a guard
+/// so that a test that waits for something that never happens fails instead of hanging.
+/// It asserts nothing about how long the wait took.
+///
+/// - Returns: `true` when `condition` turned false, `false` when the wait gave up.
+@MainActor
+func yieldWhile(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while condition() {
+        if ContinuousClock.now >= deadline { return false }
+        await Task.yield()
+    }
+    return true
+}
