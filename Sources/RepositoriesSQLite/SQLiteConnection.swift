@@ -65,6 +65,22 @@ final class SQLiteConnection {
         return Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 
+    /// Makes ``SQLiteRow/checksumFunctionName``(seq, id, body) callable from this
+    /// connection's SQL: the row checksum of ``SQLiteRow/checksum(seq:key:body:)``, so that an
+    /// upsert computes it, for the `seq` it takes, in the statement that writes the row.
+    ///
+    /// Deterministic, and callable only from top-level SQL, never from a schema's triggers
+    /// or views.
+    func installRowChecksumFunction() throws {
+        let handle = try requireHandle()
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY
+        let result = sqlite3_create_function_v2(
+            handle, SQLiteRow.checksumFunctionName, 3, flags, nil,
+            { context, count, arguments in SQLiteRow.checksumFunction(context, count, arguments) }, nil, nil,
+            nil)
+        try check(result, sql: nil)
+    }
+
     // MARK: Running statements
 
     /// Runs `body` with the cached statement for `sql`, preparing it on first use, and resets

@@ -150,6 +150,7 @@ actor SQLiteDatabase {
     ) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
         try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        try connection.installRowChecksumFunction()
         // SQLite reads the file only when a statement needs it, so read the header and the
         // schema now, before anything below may write: when there was no probe, a file that
         // is not a database (or whose first pages are damaged) still throws untouched.
@@ -227,9 +228,13 @@ actor SQLiteDatabase {
 
     // MARK: Writing
 
-    /// Inserts the row, or replaces the body of the row with its key (which keeps its `seq`).
+    /// Inserts the row, or replaces the body of the row with its key (which keeps its `seq`):
+    /// one statement, which is its own transaction, and so one commit.
+    ///
+    /// SQLite takes the write lock as the statement starts, waiting up to the busy timeout,
+    /// as `BEGIN IMMEDIATE` would.
     func upsert(_ row: SQLiteRow) throws {
-        try upsert(contentsOf: [row])
+        try perform { connection in try table.upsert(row, on: connection) }
     }
 
     /// Upserts every row in one transaction: all land, or (on any error) none.
@@ -240,8 +245,7 @@ actor SQLiteDatabase {
         try perform { connection in
             guard !rows.isEmpty else { return }
             try connection.transaction(.immediate) {
-                var nextSeq: Int64?
-                for row in rows { try table.upsert(row, nextSeq: &nextSeq, on: connection) }
+                for row in rows { try table.upsert(row, on: connection) }
             }
         }
     }

@@ -69,3 +69,8 @@ extension SQLiteError {
     /// `SQLITE_NOTADB`: the file is not an SQLite database.
     public static let notADatabase: Int32 = 26
 }
+
+extension SQLiteError {
+    /// `SQLITE_MISMATCH`: a value of the wrong type, such as a non-integer rowid.
+    static let mismatch: Int32 = 20
+}

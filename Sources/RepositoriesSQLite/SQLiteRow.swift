@@ -1,3 +1,4 @@
+internal import CSQLite
 import Foundation
 import Repositories
 
@@ -40,6 +41,47 @@ struct SQLiteRow: Sendable {
 
     private static func checksum(of value: some FixedWidthInteger, continuing crc: UInt32) -> UInt32 {
         withUnsafeBytes(of: value.littleEndian) { CRC32.checksum($0, continuing: crc) }
+    }
+
+    /// The name of the SQL function that computes ``checksum(seq:key:body:)`` (see
+    /// ``SQLiteConnection/installRowChecksumFunction()``).
+    static let checksumFunctionName = "repositories_row_crc"
+
+    /// The SQL function `repositories_row_crc(seq, id, body)`: the checksum of a row as
+    /// stored, reading its values as a read of the row does (``SQLiteStatement/key(at:)``,
+    /// ``SQLiteStatement/data(at:)``), so the two always agree. An argument of another type
+    /// makes the statement fail: with `SQLITE_MISMATCH` for a `seq` that is not an integer,
+    /// as when the next `seq` after `Int64.max` overflows to a real number.
+    static func checksumFunction(
+        _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+    ) {
+        guard count == 3, let arguments, sqlite3_value_type(arguments[0]) == SQLITE_INTEGER else {
+            sqlite3_result_error(
+                context, "\(checksumFunctionName) takes an integer seq, an id and a body", -1)
+            sqlite3_result_error_code(context, SQLITE_MISMATCH)
+            return
+        }
+        let seq = sqlite3_value_int64(arguments[0])
+        let key: SQLiteKey
+        switch sqlite3_value_type(arguments[1]) {
+        case SQLITE_INTEGER:
+            key = .integer(sqlite3_value_int64(arguments[1]))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_value_text(arguments[1]) else {
+                sqlite3_result_error_nomem(context)
+                return
+            }
+            let length = Int(sqlite3_value_bytes(arguments[1]))
+            key = .text(String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self))
+        default:
+            sqlite3_result_error(context, "\(checksumFunctionName) takes an INTEGER or TEXT id", -1)
+            return
+        }
+        // sqlite3_value_blob must come before sqlite3_value_bytes: the latter may convert.
+        let bytes = sqlite3_value_blob(arguments[2])
+        let length = Int(sqlite3_value_bytes(arguments[2]))
+        let body = bytes.map { Data(bytes: $0, count: length) } ?? Data()
+        sqlite3_result_int64(context, Int64(checksum(seq: seq, key: key, body: body)))
     }
 }
 

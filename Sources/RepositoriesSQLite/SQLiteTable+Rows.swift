@@ -4,8 +4,8 @@ import Repositories
 /// The table's reads and writes on a given connection: the writer's, or a reader's.
 ///
 /// Reads hand back rows as stored (``SQLiteStoredRow``); the caller verifies them, outside
-/// any lock. Writes compute each row's checksum, which covers its `seq`, so they learn the
-/// `seq` first and must run in a write transaction.
+/// any lock. Writes store each row's checksum, which covers its `seq`; an upsert has SQL
+/// compute both in the statement that writes the row.
 extension SQLiteTable {
     // MARK: Reading
 
@@ -64,12 +64,38 @@ extension SQLiteTable {
     // MARK: Writing
 
     /// Inserts `row`, or replaces the body of the row with its key (which keeps its `seq`),
-    /// with its checksum. Must run inside a write transaction, since it reads the `seq` it
-    /// then writes.
+    /// with its checksum, in one statement: outside a transaction it is its own, so a single
+    /// save is one statement and one commit, like the plainest use of SQLite.
+    ///
+    /// The statement computes the new row's `seq` (one more than the largest) and the
+    /// checksum (``SQLiteRow/checksumFunctionName``, installed on the writer's connection) in
+    /// SQL. Only when the largest `seq` is already `Int64.max` does SQLite refuse it (the
+    /// next `seq` is not an integer); then the row takes the path that reads the `seq` first,
+    /// which still updates an existing row and refuses a new one.
+    func upsert(_ row: SQLiteRow, on connection: SQLiteConnection) throws {
+        do {
+            try connection.withStatement(upsert) { statement in
+                try statement.bind(row.key, at: 1)
+                try statement.bindText(row.body, at: 2)
+                _ = try statement.step()
+            }
+        } catch let error as SQLiteError where error.code == SQLiteError.mismatch {
+            try connection.transaction(.immediate) {
+                var nextSeq: Int64?
+                try upsertReadingSeq(row, nextSeq: &nextSeq, on: connection)
+            }
+        }
+    }
+
+    /// Inserts `row`, or replaces the body of the row with its key (which keeps its `seq`),
+    /// with its checksum, in statements that read the `seq` first. Must run inside a write
+    /// transaction, since it reads the `seq` it then writes.
     ///
     /// - Parameter nextSeq: the `seq` a new row takes; read from the table when `nil`, and
-    ///   advanced after an insert, so a batch reads it once.
-    func upsert(_ row: SQLiteRow, nextSeq: inout Int64?, on connection: SQLiteConnection) throws {
+    ///   advanced after an insert.
+    private func upsertReadingSeq(_ row: SQLiteRow, nextSeq: inout Int64?, on connection: SQLiteConnection)
+        throws
+    {
         let existing = try connection.withStatement(selectSeq) { statement in
             try statement.bind(row.key, at: 1)
             return try statement.step() ? statement.int64(at: 0) : nil

@@ -17,6 +17,9 @@ import Repositories
 /// `seq` is the rowid, so `ORDER BY seq` reads the table in its natural order. A new row
 /// takes one more than the largest `seq` in the table, so it always sorts last; an upsert
 /// updates `body` and `crc` in place, so a replaced entity keeps its `seq` and its place.
+/// One statement does either, computing the `seq` and the checksum in SQL (the writer's
+/// connection provides the checksum as an SQL function), so a single save is one statement
+/// and one commit.
 ///
 /// A class, so that every read, which hands it to a connection, passes one reference rather
 /// than copying a dozen strings.
@@ -28,6 +31,9 @@ final class SQLiteTable: Sendable {
 
     // The statements run on every call, built once, since the connection's statement cache
     // is keyed by their text.
+    /// Inserts a row or updates the row with its ID, checksum included, in one statement:
+    /// see ``upsert(_:on:)``.
+    let upsert: String
     let selectSeq: String
     /// `max(seq)`: SQLite reads it from the last entry of the table's b-tree.
     let largestSeq: String
@@ -60,6 +66,16 @@ final class SQLiteTable: Sendable {
         let table = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         self.name = name
         self.quotedName = table
+        // `max(seq)` alone in its subquery, so SQLite reads it from the end of the b-tree
+        // rather than scanning (the min/max optimization does not apply inside an expression).
+        // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
+        let crc = SQLiteRow.checksumFunctionName
+        upsert = """
+            INSERT INTO \(table) (seq, id, body, crc) \
+            SELECT next.seq, ?1, ?2, \(crc)(next.seq, ?1, ?2) \
+            FROM (SELECT ifnull((SELECT max(seq) FROM \(table)), 0) + 1 AS seq) AS next WHERE true \
+            ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = \(crc)(seq, id, excluded.body)
+            """
         selectSeq = "SELECT seq FROM \(table) WHERE id = ?1"
         largestSeq = "SELECT max(seq) FROM \(table)"
         insert = "INSERT INTO \(table) (seq, id, body, crc) VALUES (?1, ?2, ?3, ?4)"

@@ -185,6 +185,32 @@ import Testing
             try await store.close()
         }
     }
+
+    /// A save is one statement that computes the next `seq` in SQL; past the last `seq` it
+    /// cannot, and the save takes the path that reads the `seq` first.
+    @Test func atTheLastSeqAnUpsertStillUpdatesAndANewEntityIsRefused() async throws {
+        try await withScratchDirectory { scratch in
+            let url = scratch.newFile()
+            let store = try await SQLiteRepository<Note>(fileURL: url)
+            try await store.save(.make(index: 1, revision: 0))
+            try RawDatabase(url).execute(#"UPDATE "Note" SET seq = 9223372036854775807"#)
+            // The update rewrites the checksum over the row's seq, so the row reads back whole.
+            try await store.save(.make(index: 1, revision: 1))
+            #expect(
+                try await store.fetch(id: Note.make(index: 1, revision: 0).id) == .make(index: 1, revision: 1)
+            )
+            let error = try await #require(throws: RepositoryError.self) {
+                try await store.save(.make(index: 2, revision: 0))
+            }
+            #expect(error.code == .rejected)
+            let batchError = try await #require(throws: RepositoryError.self) {
+                try await store.save(contentsOf: [.make(index: 1, revision: 2), .make(index: 3, revision: 0)])
+            }
+            #expect(batchError.code == .rejected)
+            #expect(try await store.fetchAll() == [.make(index: 1, revision: 1)])
+            try await store.close()
+        }
+    }
 }
 
 // MARK: - Fixtures
