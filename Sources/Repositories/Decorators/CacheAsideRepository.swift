@@ -68,8 +68,14 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     public let cache: Cache
     /// How long an entry, or the whole collection, is served from the cache.
     public let timeToLive: Duration
-    private let now: @Sendable () -> Date
-    private let tiers: TierCoordinator<ID, Entity>
+    // The hit path of `fetch(id:)` is inlinable, so these are visible to inlined code.
+    /// Seconds on the clock since the initializer ran.
+    @usableFromInline let elapsedSeconds: @Sendable () -> Double
+    /// `startDate`, as seconds since the reference date.
+    @usableFromInline let startInterval: TimeInterval
+    /// ``timeToLive`` in seconds, converted once rather than on every hit.
+    @usableFromInline let timeToLiveInterval: TimeInterval
+    @usableFromInline let tiers: TierCoordinator<ID, Entity>
 
     /// Puts `cache` in front of `source`.
     ///
@@ -95,8 +101,9 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
         self.source = source
         self.cache = cache
         self.timeToLive = timeToLive
-        let elapsed = ElapsedClock(clock)
-        self.now = { startDate.addingTimeInterval(elapsed.now().timeInterval) }
+        self.timeToLiveInterval = timeToLive.timeInterval
+        self.elapsedSeconds = ElapsedClock(clock).seconds
+        self.startInterval = startDate.timeIntervalSinceReferenceDate
         self.tiers = TierCoordinator(report: onTierFailure)
     }
 
@@ -104,9 +111,16 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     /// tests that must know every caller has joined before letting the read finish.
     public var waitingCallerCount: Int { tiers.waitingCallerCount }
 
-    private func isFresh(_ storedAt: Date) -> Bool {
+    /// Now, in wall-clock time: `startDate` plus the time elapsed on the clock.
+    @inlinable
+    func now() -> Date {
+        Date(timeIntervalSinceReferenceDate: startInterval + elapsedSeconds())
+    }
+
+    @inlinable
+    func isFresh(_ storedAt: Date) -> Bool {
         let age = now().timeIntervalSince(storedAt)
-        return age >= 0 && age < timeToLive.timeInterval
+        return age >= 0 && age < timeToLiveInterval
     }
 
     // MARK: Reading
@@ -114,7 +128,14 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     /// Returns the cached entity while fresh; otherwise reads the source and fills the cache.
     ///
     /// - Throws: the source's error when the source had to be read and failed.
+    @inlinable
     public func fetch(id: ID) async throws -> Entity? {
+        // A fresh hit is one atomic load (no key is suspect), one read of the cache and one
+        // read of the clock; no lock of this decorator's own. It is inlinable so that it is
+        // specialized in the caller's module for the concrete cache and entity: unspecialized,
+        // the cache's lookup, the entry's copy and the `Optional`s around it go through
+        // run-time generic metadata and value witnesses, which cost more than ten times the
+        // lookup itself. Only this hit path is inlined; a miss calls `miss(_:mayHoldCopy:)`.
         // Whether the cache may hold a copy to remove when the source has nothing.
         let mayHoldCopy: Bool
         if tiers.suspects.contains(id) {
@@ -128,7 +149,13 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
             case .none: mayHoldCopy = true  // the cache read failed
             }
         }
-        return try await tiers.byID.run(id) { [self] in try await load(id, removingCopy: mayHoldCopy) }
+        return try await miss(id, mayHoldCopy: mayHoldCopy)
+    }
+
+    /// Reads the source for `id`, sharing the read with concurrent misses, and fills the cache.
+    @usableFromInline
+    func miss(_ id: ID, mayHoldCopy: Bool) async throws -> Entity? {
+        try await tiers.byID.run(id) { [self] in try await load(id, removingCopy: mayHoldCopy) }
     }
 
     private func load(_ id: ID, removingCopy: Bool) async throws -> Entity? {

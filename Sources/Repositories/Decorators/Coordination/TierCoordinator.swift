@@ -15,6 +15,10 @@ import Synchronization
 ///
 /// So a copy of an older value either lands before a writer's change to the second store
 /// (which then replaces or removes it) or is not made at all.
+///
+/// ``suspects`` and ``read(_:_:)`` are on the decorators' hit paths, which are inlinable
+/// (see ``CacheAsideRepository/fetch(id:)``), so they are visible to inlined code.
+@usableFromInline
 final class TierCoordinator<ID: Hashable & Sendable, Entity: Sendable>: Sendable {
     /// What is known about the whole collection: its IDs in order, as of `storedAt`.
     struct WholeSet: Sendable {
@@ -32,10 +36,10 @@ final class TierCoordinator<ID: Hashable & Sendable, Entity: Sendable>: Sendable
 
     let tracker = ReadTracker<ID>()
     let lock = KeyedAsyncLock<ID>()
-    let suspects = SuspectKeys<ID>()
+    @usableFromInline let suspects = SuspectKeys<ID>()
     let byID = SingleFlight<ID, Entity?>()
     let whole = SingleFlight<Whole, [Entity]>()
-    let report: @Sendable (TierFailure) -> Void
+    @usableFromInline let report: @Sendable (TierFailure) -> Void
     private let marker = Mutex(Marker())
 
     init(report: @escaping @Sendable (TierFailure) -> Void) {
@@ -102,13 +106,20 @@ final class TierCoordinator<ID: Hashable & Sendable, Entity: Sendable>: Sendable
 
     /// Runs a read of the second store; a failure (other than cancellation) is reported and
     /// read as `nil`, so the caller goes to the primary store.
+    @inlinable
     func read<T>(_ operation: RepositoryOperation, _ body: () async throws -> T) async throws -> T? {
         do {
             return try await body()
         } catch {
-            if error is CancellationError || Task.isCancelled { throw error }
-            report(TierFailure(stage: .read, operation: operation, error: error))
+            try readFailed(operation, error)
             return nil
         }
+    }
+
+    /// Rethrows a cancellation; reports any other failure of a read of the second store.
+    @usableFromInline
+    func readFailed(_ operation: RepositoryOperation, _ error: any Error) throws {
+        if error is CancellationError || Task.isCancelled { throw error }
+        report(TierFailure(stage: .read, operation: operation, error: error))
     }
 }
