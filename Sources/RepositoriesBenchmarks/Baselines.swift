@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Repositories
 import Synchronization
 
 /// The floor for any async repository: a dictionary behind a `Mutex`, reached through
@@ -38,21 +39,44 @@ final class WholeArrayFile {
 
 /// The raw SQLite C API doing the work `SQLiteRepository` does: JSON bodies in a table keyed
 /// by ID, WAL, `synchronous=FULL`, one prepared statement per operation, each insert its own
-/// transaction.
+/// transaction (one statement, one commit, as the store's single save).
 final class RawSQLite {
+    /// The table the rows go into.
+    enum Shape {
+        /// The least a keyed store needs: the ID as the rowid, the body.
+        case minimal
+        /// The store's table: `seq` as the rowid (insertion order), a unique index on `id`,
+        /// the body as text, and a checksum column; the extra work is the index's b-tree.
+        case repositoryTable
+    }
+
     private var database: OpaquePointer?
     private var insert: OpaquePointer?
     private var select: OpaquePointer?
+    private let shape: Shape
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
 
-    init(path: String) throws {
+    init(path: String, shape: Shape = .minimal) throws {
+        self.shape = shape
         guard sqlite3_open(path, &database) == SQLITE_OK else { throw Failure(message: "open \(path)") }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
-        try execute("CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
-        insert = try prepare(
-            "INSERT INTO items (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body")
+        switch shape {
+        case .minimal:
+            try execute("CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+            insert = try prepare(
+                "INSERT INTO items (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            )
+        case .repositoryTable:
+            try execute(
+                "CREATE TABLE IF NOT EXISTS items "
+                    + "(seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL)"
+            )
+            insert = try prepare(
+                "INSERT INTO items (id, body, crc) VALUES (?1, ?2, ?3) "
+                    + "ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc")
+        }
         select = try prepare("SELECT body FROM items WHERE id = ?1")
     }
 
@@ -84,15 +108,28 @@ final class RawSQLite {
         let body = try encoder.encode(entity)
         sqlite3_reset(insert)
         sqlite3_bind_int64(insert, 1, Int64(entity.id))
-        _ = body.withUnsafeBytes { csqlite_bind_blob_transient(insert, 2, $0.baseAddress, Int32($0.count)) }
+        switch shape {
+        case .minimal:
+            _ = body.withUnsafeBytes {
+                csqlite_bind_blob_transient(insert, 2, $0.baseAddress, Int32($0.count))
+            }
+        case .repositoryTable:
+            _ = body.withUnsafeBytes {
+                csqlite_bind_text_transient(
+                    insert, 2, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count))
+            }
+            sqlite3_bind_int64(insert, 3, Int64(body.withUnsafeBytes { CRC32.checksum($0) }))
+        }
         guard sqlite3_step(insert) == SQLITE_DONE else {
             throw Failure(message: String(cString: sqlite3_errmsg(database)))
         }
     }
 
     func fetch(id: Int) throws -> BenchmarkEntity? {
-        sqlite3_reset(select)
         sqlite3_bind_int64(select, 1, Int64(id))
+        // Reset once the row is copied: a statement left stepping keeps its read transaction
+        // open, and every later insert would join it instead of committing.
+        defer { sqlite3_reset(select) }
         guard sqlite3_step(select) == SQLITE_ROW, let bytes = sqlite3_column_blob(select, 0) else {
             return nil
         }

@@ -15,6 +15,11 @@ extension BenchmarkRun {
         for entity in entities { await raw.save(entity) }
         let order = readOrder(size: size, count: memoryOperations / 4)
 
+        // Any cache with a time to live reads a clock on a hit: the raw dictionary plus one
+        // read of the default clock is the floor of such a cache, shown beside the figure.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(3_600))
+        // Measured one after the other, as figure 1: these loops are bound by memory, and
+        // taking turns would start each run with the others' data in the caches.
         var checksum = 0
         let hits = try await Measurement.median(repetitions: repetitions) {
             for id in order { checksum &+= try await stack.fetch(id: id)?.name.utf8.count ?? 0 }
@@ -24,12 +29,25 @@ extension BenchmarkRun {
             for id in order { checksum &+= await raw.fetch(id: id)?.name.utf8.count ?? 0 }
             return order.count
         }
+        let floor = await Measurement.median(repetitions: repetitions) {
+            for id in order {
+                if let entity = await raw.fetch(id: id), ContinuousClock.now < deadline {
+                    checksum &+= entity.name.utf8.count
+                }
+            }
+            return order.count
+        }
         blackHole(checksum)
         return [
             .cost(
                 2, "cache hit: cached(in:) over fallback(to:) over a store, 10k", measured: hits,
                 baseline: rawHits,
-                baselineName: "raw locked dictionary", target: 2)
+                baselineName: "raw locked dictionary", target: 2,
+                note: String(
+                    format:
+                        "raw dictionary + one ContinuousClock read (the floor with a time to live): %@, %@",
+                    Format.time(floor.nanosecondsPerOperation),
+                    Format.ratio(floor.nanosecondsPerOperation / rawHits.nanosecondsPerOperation)))
         ]
     }
 

@@ -20,8 +20,63 @@ struct Measurement: Codable, Sendable {
             let elapsed = try await clock.measure { operations = try await body() }
             runs.append(elapsed.nanoseconds / Double(max(operations, 1)))
         }
+        return Measurement(runs: runs)
+    }
+
+    /// Runs each body once per repetition, taking turns, and returns each one's median, in
+    /// the order given.
+    ///
+    /// A figure's ratio compares bodies measured here: taking turns exposes them alike to
+    /// what else the machine is doing (other processes, the disk's queue), where measuring
+    /// one body's repetitions and then the other's would let a busy spell land on one only.
+    static func interleaved(
+        repetitions: Int, _ first: () async throws -> Int, _ second: () async throws -> Int
+    ) async rethrows -> (Measurement, Measurement) {
+        let runs = try await interleaved(repetitions: repetitions, count: 2) { index in
+            index == 0 ? try await first() : try await second()
+        }
+        return (runs[0], runs[1])
+    }
+
+    /// Runs each body once per repetition, taking turns; see
+    /// ``interleaved(repetitions:_:_:)``.
+    static func interleaved(
+        repetitions: Int, _ first: () async throws -> Int, _ second: () async throws -> Int,
+        _ third: () async throws -> Int
+    ) async rethrows -> (Measurement, Measurement, Measurement) {
+        let runs = try await interleaved(repetitions: repetitions, count: 3) { index in
+            switch index {
+            case 0: try await first()
+            case 1: try await second()
+            default: try await third()
+            }
+        }
+        return (runs[0], runs[1], runs[2])
+    }
+
+    // The bodies stay non-escaping closures, so the optimizer inlines the measured loops
+    // into them as it does for `median`; an array of closures would make them escaping.
+    private static func interleaved(
+        repetitions: Int, count: Int, _ body: (Int) async throws -> Int
+    ) async rethrows -> [Measurement] {
+        var runs = [[Double]](repeating: [], count: count)
+        for _ in 0..<repetitions {
+            for index in 0..<count {
+                let clock = ContinuousClock()
+                var operations = 0
+                let elapsed = try await clock.measure { operations = try await body(index) }
+                runs[index].append(elapsed.nanoseconds / Double(max(operations, 1)))
+            }
+        }
+        return runs.map(Measurement.init(runs:))
+    }
+}
+
+extension Measurement {
+    /// The median of `runs`.
+    init(runs: [Double]) {
         let sorted = runs.sorted()
-        return Measurement(nanosecondsPerOperation: sorted[sorted.count / 2], runs: runs)
+        self.init(nanosecondsPerOperation: sorted[sorted.count / 2], runs: runs)
     }
 }
 

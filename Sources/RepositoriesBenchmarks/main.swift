@@ -4,6 +4,7 @@
 //   swift run -c release RepositoriesBenchmarks --quick    a seconds-long smoke run (CI)
 //   swift run -c release RepositoriesBenchmarks --large    adds 1,000,000 entities
 //   … --json PATH                                          also writes the figures as JSON
+//   … --only SECTION                                       runs one section (for profiling)
 import Foundation
 
 struct Report: Codable {
@@ -12,42 +13,54 @@ struct Report: Codable {
     var figures: [Figure]
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-let unknown = arguments.filter {
-    !["--quick", "--large", "--json"].contains($0) && !$0.hasPrefix("/") && !$0.contains(".")
+let arguments = Array(CommandLine.arguments.dropFirst())
+/// The value after `flag`, if the flag was given.
+func value(after flag: String) -> String? {
+    guard let index = arguments.firstIndex(of: flag) else { return nil }
+    guard index + 1 < arguments.count else {
+        FileHandle.standardError.write(Data("\(flag) needs a value\n".utf8))
+        exit(2)
+    }
+    return arguments[index + 1]
 }
+let jsonPath = value(after: "--json")
+let onlySection = value(after: "--only")
+let unknown = arguments.enumerated().filter { offset, argument in
+    let isValue = offset > 0 && ["--json", "--only"].contains(arguments[offset - 1])
+    return !isValue && !["--quick", "--large", "--json", "--only"].contains(argument)
+}.map(\.element)
 if !unknown.isEmpty {
     FileHandle.standardError.write(
-        Data("unknown arguments: \(unknown.joined(separator: " ")); use --quick, --large, --json PATH\n".utf8)
+        Data(
+            "unknown arguments: \(unknown.joined(separator: " ")); use --quick, --large, --json PATH, --only SECTION\n"
+                .utf8)
     )
     exit(2)
 }
-var jsonPath: String?
-if let flag = arguments.firstIndex(of: "--json") {
-    guard arguments.index(after: flag) < arguments.endIndex else {
-        FileHandle.standardError.write(Data("--json needs a path\n".utf8))
-        exit(2)
-    }
-    jsonPath = arguments[arguments.index(after: flag)]
+let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
+    ("in-memory", BenchmarkRun.inMemoryFigures),
+    ("decorator stack", BenchmarkRun.stackFigures),
+    ("file saves", BenchmarkRun.fileSaveFigures),
+    ("batch and reopen", BenchmarkRun.batchAndReopenFigures),
+    ("SQLite", BenchmarkRun.sqliteFigures),
+    ("growth", BenchmarkRun.growthFigures),
+    ("coalescing", BenchmarkRun.coalescingFigures),
+]
+if let onlySection, !sections.contains(where: { $0.0 == onlySection }) {
+    let names = sections.map { "\"\($0.0)\"" }.joined(separator: ", ")
+    FileHandle.standardError.write(Data("unknown section \(onlySection); the sections are \(names)\n".utf8))
+    exit(2)
 }
+
 let run = try BenchmarkRun(quick: arguments.contains("--quick"), large: arguments.contains("--large"))
 let mode = run.quick ? "quick" : run.large ? "large" : "full"
 let machine = Machine.current
 print("Repositories benchmark (\(mode)) on \(machine.summary)\n")
 
 var figures: [Figure] = []
-let sections: [(String, () async throws -> [Figure])] = [
-    ("in-memory", run.inMemoryFigures),
-    ("decorator stack", run.stackFigures),
-    ("file saves", run.fileSaveFigures),
-    ("batch and reopen", run.batchAndReopenFigures),
-    ("SQLite", run.sqliteFigures),
-    ("growth", run.growthFigures),
-    ("coalescing", run.coalescingFigures),
-]
-for (name, section) in sections {
+for (name, section) in sections where onlySection == nil || name == onlySection {
     FileHandle.standardError.write(Data("measuring \(name)…\n".utf8))
-    figures += try await section()
+    figures += try await section(run)()
 }
 try run.removeScratch()
 
