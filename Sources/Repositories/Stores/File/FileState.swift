@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a ``FileRepository`` holds in memory: the index every read is served from, the
 /// writes waiting for the writer queue, and the bookkeeping for compaction.
 struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
@@ -40,8 +42,8 @@ struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
 
     var deadRecords: Int { totalRecords - index.count }
 
-    func checkUsable(_ fileURL: some CustomStringConvertible) throws {
-        if isClosed { throw RepositoryError.closed(location: "\(fileURL)") }
+    func checkUsable(_ fileURL: URL) throws {
+        if isClosed { throw RepositoryError.closed(location: fileURL.path) }
         if let failure { throw failure }
     }
 
