@@ -16,6 +16,15 @@ import Testing
         #expect(error.description.contains("backup"))
     }
 
+    @Test func localizedDescriptionIsTheSentenceNotAGenericOne() {
+        let error: any Error = RepositoryError.notFound(id: 42)
+        #expect(error.localizedDescription == (error as? RepositoryError)?.description)
+        #expect(error.localizedDescription.contains("42"))
+        let localized = error as? LocalizedError
+        #expect(localized?.failureReason == "No entity is stored under this ID")
+        #expect(localized?.recoverySuggestion?.contains("fetch(id:)") == true)
+    }
+
     @Test func theUnderlyingErrorIsKept() {
         let error = RepositoryError.decodingFailed(
             record: "id 7", location: "products.store", underlying: Underlying())
