@@ -43,6 +43,26 @@ let package = Package(
         ),
         // One executable per article under ../shared/seeds: `swift run Mahsulot`, and so on.
         .executableTarget(
+            name: "Mahsulot",
+            dependencies: ["Repositories", "ExampleSupport"],
+            path: "Examples/Mahsulot"
+        ),
+        .executableTarget(
+            name: "Meteorite",
+            dependencies: ["Repositories", "RepositoriesSQLite", "ExampleSupport"],
+            path: "Examples/Meteorite"
+        ),
+        .executableTarget(
+            name: "Todo",
+            dependencies: ["Repositories", "ExampleSupport"],
+            path: "Examples/Todo"
+        ),
+        .executableTarget(
+            name: "Person",
+            dependencies: ["Repositories", "ExampleSupport"],
+            path: "Examples/Person"
+        ),
+        .executableTarget(
             name: "NumberFacts",
             dependencies: ["Repositories", "ExampleSupport"],
             path: "Examples/NumberFacts"
@@ -79,6 +99,25 @@ let package = Package(
         .testTarget(
             name: "ExampleSupportTests",
             dependencies: ["ExampleSupport", "Repositories", "RepositoriesTesting"]
+        ),
+        .testTarget(
+            name: "MahsulotTests",
+            dependencies: ["Mahsulot", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport"]
+        ),
+        .testTarget(
+            name: "MeteoriteTests",
+            dependencies: [
+                "Meteorite", "Repositories", "RepositoriesSQLite", "RepositoriesTesting",
+                "RepositoriesTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "TodoTests",
+            dependencies: ["Todo", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport"]
+        ),
+        .testTarget(
+            name: "PersonTests",
+            dependencies: ["Person", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport"]
         ),
         .testTarget(
             name: "NumberFactsTests",

@@ -1,0 +1,33 @@
+// Mahsulot: the products example of the Uzbek article "Repository pattern — data qatlami"
+// (shared/seeds/000_65e13319bfabf2f0.txt). Its `MahsulotRepository` (network first, a local
+// copy when the network fails, the network's error when the copy is empty too) becomes
+// `api.fallback(to: FileRepository<Mahsulot>(…))`, and its `MahsulotlarViewModel` keeps its
+// `mahsulotlar`, `yuklanmoqda` and `xatoXabari`. One run loads online (the products are
+// mirrored into a file), loads again offline (served from the file, and the stack says so),
+// then fails to save offline without writing anything. `--offline` starts with the network
+// off and nothing saved: the article's step 4, the error shown, before the network returns.
+import ExampleSupport
+
+@main enum MahsulotExample {
+    static func main() async {
+        await ExampleCommand.run(example: "Mahsulot") { @Sendable options in
+            let workspace = try ExampleWorkspace(options: options, example: "Mahsulot")
+            let story = try await MahsulotStory(options: options, workspace: workspace)
+            let outcome = await Result { try await story.tell() }
+            try await story.close()
+            try workspace.close()
+            try outcome.get()
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of `body`, so cleanup can run before its error is rethrown.
+    fileprivate init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Repositories
+import RepositoriesSQLite
+
+/// The article's `DataRepository`, in a few lines of this package: the API first, its
+/// answers mirrored into the SQLite database; when the API fails, the database answers;
+/// when the database has nothing either, the API's error is thrown, so the view model can
+/// show it (the article's version would hand back an empty list instead).
+enum DataRepository {
+    /// The remote-first stack over `api`, with `database` as its local store.
+    static func make<API: Repository<Meteorite, Int>>(
+        api: API, database: SQLiteRepository<Meteorite>
+    ) -> RemoteFirstRepository<API, SQLiteRepository<Meteorite>> {
+        api.fallback(to: database)
+    }
+}

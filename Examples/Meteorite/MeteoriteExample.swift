@@ -1,0 +1,34 @@
+// Meteorite: the example of the article "Data Repository Layer in iOS MVVM"
+// (shared/seeds/001_0eda6a5181bb700b.txt, a Korean translation; the app is
+// github.com/hyengchan/MeteoriteRecordApp). Its `DataRepository` (the API when online, the
+// database when not) becomes `api.fallback(to: SQLiteRepository<Meteorite>(…))`, and its
+// `MeteoriteViewModel` keeps `meteoriteList`, `isLoading`, `alertMessage` and `initFetch()`.
+// A run imports a data set the size of NASA's Meteorite Landings list (45,716 records,
+// generated from a seed) from the simulated API into SQLite in batches, with a progress bar,
+// lists the geolocated meteorites online, then offline from SQLite. `--offline` with an empty
+// workspace shows the error the view model alerts with.
+import ExampleSupport
+
+@main enum MeteoriteExample {
+    static func main() async {
+        await ExampleCommand.run(example: "Meteorite") { @Sendable options in
+            let workspace = try ExampleWorkspace(options: options, example: "Meteorite")
+            let story = try await MeteoriteStory(options: options, workspace: workspace)
+            let outcome = await Result { try await story.tell() }
+            try await story.close()
+            try workspace.close()
+            try outcome.get()
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of `body`, so cleanup can run before its error is rethrown.
+    fileprivate init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import ExampleSupport
+import Foundation
+import Repositories
+import RepositoriesSQLite
+
+/// The run, step by step: generates the data set into the simulated API, imports it into
+/// SQLite, then drives the view model online and offline, printing counts and timings.
+@MainActor struct MeteoriteStory {
+    /// The database's file name inside the workspace.
+    static let fileName = "meteorites.sqlite"
+
+    private let options: ExampleOptions
+    private let remote: ExampleRemote<Meteorite>
+    private let database: SQLiteRepository<Meteorite>
+    private let dataRepo:
+        RemoteFirstRepository<
+            SwitchedRepository<AnyRepository<Meteorite, Int>>, SQLiteRepository<Meteorite>
+        >
+    private let generation: Duration
+
+    /// Generates the data set, and opens the database and the stack.
+    init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
+        self.options = options
+        let (meteorites, generation) = await Self.timed { MeteoriteGenerator().generate() }
+        self.generation = generation
+        remote = ExampleRemote(options: options, resource: "meteorites", seed: meteorites)
+        database = try await SQLiteRepository<Meteorite>(fileURL: workspace.file(Self.fileName))
+        dataRepo = DataRepository.make(api: remote.repository, database: database)
+    }
+
+    /// Closes the database.
+    func close() async throws {
+        try await database.close()
+    }
+
+    /// Prints the whole story.
+    func tell() async throws {
+        print("Meteorite: NASA's meteorite landings from \(remote.origin), kept in \(Self.fileName)")
+        if let server = remote.server {
+            print(
+                "The simulated API holds \(Console.grouped(try await server.count())) meteorites "
+                    + "(generated in \(Console.format(generation))).")
+        }
+        let viewModel = MeteoriteViewModel(dataRepo: dataRepo)
+        if options.offline {
+            try await fetchOfflineFromTheStart(viewModel)
+            return
+        }
+        try await importFromTheAPI()
+        try await fetchOnline(viewModel)
+        try await fetchOffline(viewModel)
+    }
+
+    /// Reads every meteorite from the API and writes it to SQLite in batches.
+    private func importFromTheAPI() async throws {
+        Console.heading("Import: the API into \(Self.fileName)")
+        let (meteorites, fetching) = try await Self.timed { try await remote.repository.fetchAll() }
+        print(
+            "Fetched \(Console.grouped(meteorites.count)) meteorites from the API in \(Console.format(fetching))."
+        )
+        let importer = MeteoriteImport(database: database)
+        var bar = ProgressBar(label: "Importing", total: meteorites.count)
+        let (report, importing) = try await Self.timed {
+            try await importer.run(meteorites) { bar.update($0) }
+        }
+        print(
+            "Saved \(Console.grouped(report.saved)) meteorites in \(report.batches) batches of up to "
+                + "\(Console.grouped(importer.batchSize)), one transaction each, in \(Console.format(importing))."
+        )
+    }
+
+    /// The view model's fetch while the API answers.
+    private func fetchOnline(_ viewModel: MeteoriteViewModel) async throws {
+        Console.heading("Online: initFetch()")
+        let ((), querying) = await Self.timed { await viewModel.initFetch() }
+        show(viewModel, took: querying)
+        let total = try await database.count()
+        print(
+            "\(Self.fileName) holds \(Console.grouped(total)) meteorites: "
+                + "\(Console.grouped(viewModel.numberOfCells)) geolocated, "
+                + "\(Console.grouped(total - viewModel.numberOfCells)) without location.")
+        print("The five heaviest on the map:")
+        let heaviest = viewModel.meteoriteList.sorted { ($0.mass ?? 0) > ($1.mass ?? 0) }.prefix(5)
+        for meteorite in heaviest { print("  " + MeteoriteFormat.row(meteorite)) }
+    }
+
+    /// The view model's fetch once the API is unreachable: SQLite answers.
+    private func fetchOffline(_ viewModel: MeteoriteViewModel) async throws {
+        Console.heading("Offline: initFetch() again")
+        remote.network.goOffline()
+        await fetchWhileOffline(viewModel)
+    }
+
+    /// Fetches with the API unreachable, and says who answered.
+    private func fetchWhileOffline(_ viewModel: MeteoriteViewModel) async {
+        let refused = remote.network.refused
+        let ((), querying) = await Self.timed { await viewModel.initFetch() }
+        show(viewModel, took: querying)
+        let requests = remote.network.refused - refused
+        if viewModel.alertMessage == nil {
+            print(
+                "The API refused \(requests) request\(requests == 1 ? "" : "s"), "
+                    + "so the list was served from \(Self.fileName) (the fallback).")
+        } else {
+            print("Nothing to fall back on: run without --offline to import the list.")
+        }
+    }
+
+    /// The article's offline launch: with nothing saved, the API's error reaches the alert.
+    private func fetchOfflineFromTheStart(_ viewModel: MeteoriteViewModel) async throws {
+        Console.heading("Offline from the start")
+        print("\(Self.fileName) holds \(Console.grouped(try await database.count())) meteorites.")
+        await fetchWhileOffline(viewModel)
+    }
+
+    private func show(_ viewModel: MeteoriteViewModel, took duration: Duration) {
+        print(
+            "meteoriteList: \(Console.grouped(viewModel.numberOfCells)) meteorites, "
+                + "isLoading: \(viewModel.isLoading), alertMessage: \(viewModel.alertMessage ?? "nil")")
+        print("initFetch() took \(Console.format(duration)).")
+    }
+
+    private static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try await body()
+        return (value, clock.now - start)
+    }
+}
