@@ -1,0 +1,82 @@
+import Foundation
+import Observation
+import Repositories
+
+/// The article's `ContentViewModel`: the people a list shows, and the intents to add and to
+/// remove them.
+///
+/// It knows the store only as `any Repository<Person, UUID>` (the article's
+/// `PersonRepository`), so the app hands it the API-and-UserDefaults stack and the tests a
+/// fault-injecting double.
+///
+/// - Adding saves first and shows the person once the save returned.
+/// - Removing is optimistic, as in the article: the people leave the list at once, then the
+///   delete runs; when it fails they are put back where they were and ``errorMessage`` says
+///   why. Unlike the article, which saved the whole array again per removed row, one
+///   `delete(ids:)` removes them all; and where the article put back a copy of the old
+///   array, the removed people are put back in place, so a person added meanwhile stays.
+@MainActor @Observable
+final class ContentViewModel {
+    /// The people the list shows, in stored order.
+    private(set) var persons: [Person] = []
+    /// What went wrong with the last intent, for the screen to show; `nil` after a success.
+    private(set) var errorMessage: String?
+
+    @ObservationIgnored private let repository: any Repository<Person, UUID>
+    @ObservationIgnored private let makeAge: () -> Int
+
+    /// A view model over `repository`; `makeAge` picks a new person's age (the article's
+    /// `Int.random(in: 10...50)`).
+    init(repository: any Repository<Person, UUID>, makeAge: @escaping () -> Int = { Int.random(in: 10...50) })
+    {
+        self.repository = repository
+        self.makeAge = makeAge
+    }
+
+    /// Loads every person (the article did this in `init`).
+    func fetchAllPersons() async {
+        do {
+            persons = try await repository.fetchAll()
+            errorMessage = nil
+        } catch {
+            errorMessage = "Could not load the people. \(PersonStoreError(error).message)"
+        }
+    }
+
+    /// Saves a new person called `name`, then shows them at the end of the list.
+    func appendPerson(name: String) async {
+        let person = Person(name: name, age: makeAge())
+        do {
+            try await repository.save(person)
+            persons.append(person)
+            errorMessage = nil
+        } catch {
+            errorMessage = "Could not add \(name). \(PersonStoreError(error).message)"
+        }
+    }
+
+    /// Removes the people at `offsets` from the list at once, then deletes them; when the
+    /// delete fails, puts them back in their places and sets ``errorMessage``.
+    func removePerson(at offsets: IndexSet) async {
+        let removed = persons.enumerated().filter { offsets.contains($0.offset) }
+        guard !removed.isEmpty else { return }
+        let ids = Set(removed.map(\.element.id))
+        persons.removeAll { ids.contains($0.id) }
+        do {
+            try await repository.delete(ids: removed.map(\.element.id))
+            errorMessage = nil
+        } catch {
+            restore(removed)
+            let names = removed.map(\.element.name).joined(separator: ", ")
+            errorMessage = "Could not remove \(names). \(PersonStoreError(error).message)"
+        }
+    }
+
+    /// Puts `removed` back at their former offsets (in ascending order, so each lands where
+    /// it was), skipping anyone already back in the list.
+    private func restore(_ removed: [(offset: Int, element: Person)]) {
+        for (offset, person) in removed where !persons.contains(where: { $0.id == person.id }) {
+            persons.insert(person, at: min(offset, persons.count))
+        }
+    }
+}

@@ -1,0 +1,30 @@
+// Todo: the article "Repository pattern" (shared/seeds/003_955eb6bc16870a9a.txt). Its
+// TodoUserDefaultRepository kept the todos as two parallel UserDefaults arrays (texts and
+// dates) behind a TodoRepositoryProtocol, its TodoViewModel resolved that protocol from a
+// container, and its tests handed the view model a MockTodoUserDefaultRepository.
+//
+// Here the protocol is the package's `Repository<Todo, UUID>` and the store a
+// `FileRepository<Todo>` journal (todos.journal): every add, toggle, rename and delete is on
+// disk when it returns, and the list survives closing and reopening the store. The view
+// model sees only `any Repository<Todo, UUID>`, so its tests (Tests/TodoTests) hand it a spy
+// or an `AnyRepository`, and the conformance suite checks the real store with this entity.
+//
+// The data layer, and why it is not a `fallback(to:)` or `writeThrough(to:)` stack: a todo
+// app is local-first. `api.fallback(to: file)` sends every write to the API first, so adding
+// a todo offline would fail; `file.writeThrough(to: api)` needs the API to take each write
+// too, and throws when it cannot. So the file is the source of truth and the view model's
+// only store, and the API (the simulated one, or `--api URL`) is a sync target: `TodoSync`
+// pushes the device's list to it in two calls. Under `--offline` every edit still works and
+// the push is postponed, losing nothing.
+//
+// Run: swift run Todo [--offline] [--api URL] [--data-dir PATH]
+import ExampleSupport
+
+/// `swift run Todo`: see the header comment.
+@main enum TodoExample {
+    static func main() async {
+        await ExampleCommand.run(example: "Todo") { options in
+            try await TodoStory.run(options: options)
+        }
+    }
+}
