@@ -6,13 +6,14 @@ extension BenchmarkRun {
     /// durability and against the articles' whole-array file.
     func fileSaveFigures() async throws -> [Figure] {
         let count = durableOperations
-        let single = try await Measurement.median(repetitions: repetitions) {
+        // The three durable runs take turns each repetition, so a busy spell of the shared
+        // disk lands on every side instead of one.
+        let (single, concurrent, sqlite) = try await Measurement.interleaved(repetitions: repetitions) {
             let store = try await FileRepository<BenchmarkEntity>(fileURL: file("single"))
             for id in 0..<count { try await store.save(.make(id)) }
             try await store.close()
             return count
-        }
-        let concurrent = try await Measurement.median(repetitions: repetitions) {
+        } _: {
             let store = try await FileRepository<BenchmarkEntity>(fileURL: file("eight"))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<8 {
@@ -24,8 +25,7 @@ extension BenchmarkRun {
             }
             try await store.close()
             return count / 8 * 8
-        }
-        let sqlite = try await Measurement.median(repetitions: repetitions) {
+        } _: {
             let raw = try RawSQLite(path: file("raw.sqlite").path)
             for id in 0..<count { try raw.save(.make(id)) }
             return count
