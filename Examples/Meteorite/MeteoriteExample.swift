@@ -11,24 +11,18 @@ import ExampleSupport
 
 @main enum MeteoriteExample {
     static func main() async {
-        await ExampleCommand.run(example: "Meteorite") { @Sendable options in
+        await ExampleCommand.run(example: "Meteorite") { options in
             let workspace = try ExampleWorkspace(options: options, example: "Meteorite")
-            let story = try await MeteoriteStory(options: options, workspace: workspace)
-            let outcome = await Result { try await story.tell() }
-            try await story.close()
-            try workspace.close()
-            try outcome.get()
-        }
-    }
-}
-
-extension Result where Failure == any Error {
-    /// The outcome of `body`, so cleanup can run before its error is rethrown.
-    fileprivate init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
+            try await withCleanup {
+                let story = try await MeteoriteStory(options: options, workspace: workspace)
+                try await withCleanup {
+                    try await story.tell()
+                } cleanup: {
+                    try await story.close()
+                }
+            } cleanup: {
+                try workspace.close()
+            }
         }
     }
 }
