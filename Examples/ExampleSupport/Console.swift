@@ -35,6 +35,16 @@ public enum Console {
         return number < 0 ? "-" + result : result
     }
 
+    /// Runs `body` and measures it on the continuous clock: its result and how long it took.
+    public static func timed<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async rethrows -> (Result, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await body()
+        return (result, clock.now - start)
+    }
+
     /// `duration` in the unit that reads best: `840 µs`, `12.3 ms`, `1.52 s`.
     public static func format(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

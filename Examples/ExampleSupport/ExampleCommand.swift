@@ -7,7 +7,9 @@ import Foundation
 /// ```swift
 /// @main enum Mahsulot {
 ///     static func main() async {
-///         await ExampleCommand.run(example: "Mahsulot") { options in … }
+///         await ExampleCommand.run(
+///             example: "Mahsulot", dataDirectoryHelp: "keep mahsulotlar.journal in PATH"
+///         ) { options in … }
 ///     }
 /// }
 /// ```
@@ -18,17 +20,18 @@ public enum ExampleCommand {
     ///   - isolation: the caller's actor, which `body` runs on (leave the default).
     ///   - example: the example's name, for the usage text.
     ///   - arguments: the command line without the program name.
-    ///   - extraFlags: the example's own `--name value` flags, by name, with their help text.
+    ///   - dataDirectoryHelp: what `--data-dir PATH` keeps, for the usage text; `nil` when
+    ///     the example keeps no local data, and then the flag is refused.
     ///   - body: the example, given the parsed options.
     public static func run(
         isolation: isolated (any Actor)? = #isolation, example: String,
         arguments: [String] = Array(CommandLine.arguments.dropFirst()),
-        extraFlags: [String: String] = [:], body: (ExampleOptions) async throws -> Void
+        dataDirectoryHelp: String?, body: (ExampleOptions) async throws -> Void
     ) async {
-        let usage = ExampleOptions.usage(example: example, extraFlags: extraFlags)
+        let usage = ExampleOptions.usage(example: example, dataDirectoryHelp: dataDirectoryHelp)
         let options: ExampleOptions
         do {
-            options = try ExampleOptions.parse(arguments, valueFlags: Set(extraFlags.keys))
+            options = try ExampleOptions.parse(arguments, acceptsDataDirectory: dataDirectoryHelp != nil)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n\n\(usage)\n".utf8))
             exit(2)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The command line every example shares: `--offline`, `--api URL`, `--data-dir PATH`,
-/// `--help`, plus any `--name value` flags an example declares.
+/// The command line every example shares: `--offline`, `--api URL`, `--help`, and
+/// `--data-dir PATH` for the examples that keep local data.
 ///
 /// ```swift
 /// let options = try ExampleOptions.parse(["--offline"])
@@ -12,37 +12,38 @@ public struct ExampleOptions: Sendable, Equatable {
     public var offline = false
     /// A real REST collection to use as the remote instead of the simulated API.
     public var apiURL: URL?
-    /// Where the example keeps its local store; a fresh temporary directory when `nil`.
+    /// Where the example keeps its local data; a fresh temporary directory when `nil`.
     public var dataDirectory: URL?
     /// `--help` was given: print the usage and stop.
     public var wantsHelp = false
-    /// The values of the extra `--name value` flags the example declared, by name.
-    public var values: [String: String] = [:]
 
     /// Options with every flag at its default.
     public init() {}
 
     /// The text `--help` prints, and a usage error ends with.
-    public static func usage(example: String, extraFlags: [String: String] = [:]) -> String {
+    ///
+    /// - Parameter dataDirectoryHelp: what `--data-dir PATH` keeps in this example; `nil`
+    ///   when the example keeps no local data and does not take the flag.
+    public static func usage(example: String, dataDirectoryHelp: String? = nil) -> String {
+        let dataDirectory = dataDirectoryHelp == nil ? "" : " [--data-dir PATH]"
         var lines = [
-            "usage: swift run \(example) [--offline] [--api URL] [--data-dir PATH] [--help]",
+            "usage: swift run \(example) [--offline] [--api URL]\(dataDirectory) [--help]",
             "",
             "  --offline        start with the simulated API switched off",
             "  --api URL        use a real REST collection as the remote (HTTPRepository)",
-            "  --data-dir PATH  keep the local store in PATH (default: a temporary directory)",
         ]
-        for (flag, help) in extraFlags.sorted(by: { $0.key < $1.key }) {
-            lines.append("  --\(flag) VALUE".padding(toLength: 19, withPad: " ", startingAt: 0) + help)
-        }
+        if let dataDirectoryHelp { lines.append("  --data-dir PATH  \(dataDirectoryHelp)") }
         return lines.joined(separator: "\n")
     }
 
     /// Parses `arguments` (without the program name).
     ///
-    /// - Parameter valueFlags: the names (without `--`) of extra flags that take a value.
+    /// - Parameter acceptsDataDirectory: whether the example takes `--data-dir PATH`.
     /// - Throws: ``ExampleUsageError`` naming the argument that is unknown, misses its
     ///   value, or is not a URL.
-    public static func parse(_ arguments: [String], valueFlags: Set<String> = []) throws -> ExampleOptions {
+    public static func parse(_ arguments: [String], acceptsDataDirectory: Bool = true) throws
+        -> ExampleOptions
+    {
         var options = ExampleOptions()
         var remaining = arguments[...]
         func value(for flag: String) throws -> String {
@@ -61,10 +62,10 @@ public struct ExampleOptions: Sendable, Equatable {
                     ["http", "https"].contains(scheme)
                 else { throw ExampleUsageError(message: "--api needs an http or https URL, not '\(text)'") }
                 options.apiURL = url
-            case "--data-dir":
+            case "--data-dir" where acceptsDataDirectory:
                 options.dataDirectory = URL(fileURLWithPath: try value(for: argument), isDirectory: true)
-            case let flag where flag.hasPrefix("--") && valueFlags.contains(String(flag.dropFirst(2))):
-                options.values[String(flag.dropFirst(2))] = try value(for: flag)
+            case "--data-dir":
+                throw ExampleUsageError(message: "--data-dir: this example keeps no local data")
             default:
                 throw ExampleUsageError(message: "unknown argument '\(argument)'")
             }

@@ -10,7 +10,11 @@ import ExampleSupport
 
 @main enum MahsulotExample {
     static func main() async {
-        await ExampleCommand.run(example: "Mahsulot") { options in
+        await ExampleCommand.run(
+            example: "Mahsulot",
+            dataDirectoryHelp:
+                "keep mahsulotlar.journal in PATH between runs (default: a temporary directory)"
+        ) { options in
             let workspace = try ExampleWorkspace(options: options, example: "Mahsulot")
             try await withCleanup {
                 let story = try await MahsulotStory(options: options, workspace: workspace)

@@ -11,7 +11,10 @@ import ExampleSupport
 
 @main enum MeteoriteExample {
     static func main() async {
-        await ExampleCommand.run(example: "Meteorite") { options in
+        await ExampleCommand.run(
+            example: "Meteorite",
+            dataDirectoryHelp: "keep meteorites.sqlite in PATH between runs (default: a temporary directory)"
+        ) { options in
             let workspace = try ExampleWorkspace(options: options, example: "Meteorite")
             try await withCleanup {
                 let story = try await MeteoriteStory(options: options, workspace: workspace)

@@ -21,7 +21,7 @@ import RepositoriesSQLite
     /// Generates the data set, and opens the database and the stack.
     init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
         self.options = options
-        let (meteorites, generation) = await Self.timed { MeteoriteGenerator().generate() }
+        let (meteorites, generation) = await Console.timed { MeteoriteGenerator().generate() }
         self.generation = generation
         remote = ExampleRemote(options: options, resource: "meteorites", seed: meteorites)
         database = try await SQLiteRepository<Meteorite>(fileURL: workspace.file(Self.fileName))
@@ -54,13 +54,13 @@ import RepositoriesSQLite
     /// Reads every meteorite from the API and writes it to SQLite in batches.
     private func importFromTheAPI() async throws {
         Console.heading("Import: the API into \(Self.fileName)")
-        let (meteorites, fetching) = try await Self.timed { try await remote.repository.fetchAll() }
+        let (meteorites, fetching) = try await Console.timed { try await remote.repository.fetchAll() }
         print(
             "Fetched \(Console.grouped(meteorites.count)) meteorites from the API in \(Console.format(fetching))."
         )
         let importer = MeteoriteImport(database: database)
         var bar = ProgressBar(label: "Importing", total: meteorites.count)
-        let (report, importing) = try await Self.timed {
+        let (report, importing) = try await Console.timed {
             try await importer.run(meteorites) { bar.update($0) }
         }
         print(
@@ -72,7 +72,7 @@ import RepositoriesSQLite
     /// The view model's fetch while the API answers.
     private func fetchOnline(_ viewModel: MeteoriteViewModel) async throws {
         Console.heading("Online: initFetch()")
-        let ((), querying) = await Self.timed { await viewModel.initFetch() }
+        let ((), querying) = await Console.timed { await viewModel.initFetch() }
         show(viewModel, took: querying)
         let total = try await database.count()
         print(
@@ -94,7 +94,7 @@ import RepositoriesSQLite
     /// Fetches with the API unreachable, and says who answered.
     private func fetchWhileOffline(_ viewModel: MeteoriteViewModel) async {
         let refused = remote.network.refused
-        let ((), querying) = await Self.timed { await viewModel.initFetch() }
+        let ((), querying) = await Console.timed { await viewModel.initFetch() }
         show(viewModel, took: querying)
         let requests = remote.network.refused - refused
         if viewModel.alertMessage == nil {
@@ -118,12 +118,5 @@ import RepositoriesSQLite
             "meteoriteList: \(Console.grouped(viewModel.numberOfCells)) meteorites, "
                 + "isLoading: \(viewModel.isLoading), alertMessage: \(viewModel.alertMessage ?? "nil")")
         print("initFetch() took \(Console.format(duration)).")
-    }
-
-    private static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let value = try await body()
-        return (value, clock.now - start)
     }
 }

@@ -17,8 +17,8 @@ import ExampleSupport
 /// The entry point: `swift run NumberFacts [--offline] [--api URL]`.
 @main enum NumberFactsExample {
     static func main() async {
-        await ExampleCommand.run(example: "NumberFacts") { options in
-            await CounterSession(options: options).run()
+        await ExampleCommand.run(example: "NumberFacts", dataDirectoryHelp: nil) { options in
+            try await CounterSession(options: options).run()
         }
     }
 }

@@ -23,7 +23,11 @@ import ExampleSupport
 /// `swift run Person`: see the header comment.
 @main enum PersonExample {
     static func main() async {
-        await ExampleCommand.run(example: "Person") { options in
+        await ExampleCommand.run(
+            example: "Person",
+            dataDirectoryHelp:
+                "keep the people between runs, in the UserDefaults suite Repositories.Examples.Person (UserDefaults picks its file; PATH is not used)"
+        ) { options in
             try await PersonStory.run(options: options)
         }
     }

@@ -175,13 +175,3 @@ final class SeededRandom {
         Int.random(in: range, using: &generator)
     }
 }
-
-/// The story went off its script.
-struct StoryFailure: Error, CustomStringConvertible {
-    /// What happened.
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}

@@ -23,7 +23,10 @@ import ExampleSupport
 /// `swift run Todo`: see the header comment.
 @main enum TodoExample {
     static func main() async {
-        await ExampleCommand.run(example: "Todo") { options in
+        await ExampleCommand.run(
+            example: "Todo",
+            dataDirectoryHelp: "keep todos.journal in PATH between runs (default: a temporary directory)"
+        ) { options in
             try await TodoStory.run(options: options)
         }
     }

@@ -60,7 +60,9 @@ struct TodoStory {
         Console.heading("Adding todos")
         var added: [Todo] = []
         for text in Self.texts {
-            guard let todo = await model.addTodo(text) else { throw StoryFailure(model.errorMessage) }
+            guard let todo = await model.addTodo(text) else {
+                throw StoryFailure(model.errorMessage ?? "adding reported no error, but added nothing")
+            }
             added.append(todo)
             print("+ \(todo.todo)")
         }
@@ -114,10 +116,7 @@ struct TodoStory {
         print("The old screen's store is closed; adding shows: \(refused)")
         print("and its list still holds \(screen.fetchedTodos.count) todos")
 
-        let clock = ContinuousClock()
-        let start = clock.now
-        let reopened = try await FileRepository<Todo>(fileURL: journal)
-        let opening = clock.now - start
+        let (reopened, opening) = try await Console.timed { try await FileRepository<Todo>(fileURL: journal) }
         let model = TodoViewModel(repository: reopened)
         await model.fetchTodo()
         try check(model)
@@ -129,15 +128,5 @@ struct TodoStory {
     /// Stops the story when the view model reports an error it should not have.
     private func check(_ model: TodoViewModel) throws {
         if let message = model.errorMessage { throw StoryFailure(message) }
-    }
-}
-
-/// The story went off its script: the view model reported `message`.
-struct StoryFailure: Error, CustomStringConvertible {
-    /// What the view model said.
-    let description: String
-
-    init(_ message: String?) {
-        description = message ?? "the view model reported no error, but the intent did nothing"
     }
 }

@@ -9,15 +9,10 @@ import Testing
 
     @Test func readsEveryFlag() throws {
         let options = try ExampleOptions.parse(
-            [
-                "--offline", "--api", "https://api.example.com/v1", "--data-dir", "/tmp/store", "--records",
-                "10",
-            ],
-            valueFlags: ["records"])
+            ["--offline", "--api", "https://api.example.com/v1", "--data-dir", "/tmp/store"])
         #expect(options.offline)
         #expect(options.apiURL == URL(string: "https://api.example.com/v1"))
         #expect(options.dataDirectory?.path == "/tmp/store")
-        #expect(options.values == ["records": "10"])
         #expect(!options.wantsHelp)
     }
 
@@ -32,16 +27,27 @@ import Testing
         (["--api", "--offline"], "--api needs a value"),
         (["--api", "ftp://example.com"], "--api needs an http or https URL, not 'ftp://example.com'"),
         (["--data-dir"], "--data-dir needs a value"),
-        (["--records"], "unknown argument '--records'"),
+        (["--records", "10"], "unknown argument '--records'"),
     ])
     func rejectsABadCommandLineByNamingTheArgument(arguments: [String], message: String) {
         #expect(throws: ExampleUsageError(message: message)) { try ExampleOptions.parse(arguments) }
     }
 
-    @Test func usageListsTheSharedAndTheExtraFlags() {
-        let usage = ExampleOptions.usage(example: "Meteorite", extraFlags: ["records": "how many to import"])
-        #expect(usage.hasPrefix("usage: swift run Meteorite [--offline]"))
-        #expect(usage.contains("--records VALUE  how many to import"))
-        #expect(usage.contains("--api URL"))
+    @Test func anExampleWithoutLocalDataRefusesADataDirectory() throws {
+        #expect(throws: ExampleUsageError(message: "--data-dir: this example keeps no local data")) {
+            try ExampleOptions.parse(["--data-dir", "/tmp/x"], acceptsDataDirectory: false)
+        }
+        #expect(try ExampleOptions.parse(["--offline"], acceptsDataDirectory: false).offline)
+    }
+
+    @Test func usageSaysWhatTheDataDirectoryKeepsOrLeavesItOut() {
+        let usage = ExampleOptions.usage(
+            example: "Meteorite", dataDirectoryHelp: "keep meteorites.sqlite in PATH")
+        #expect(
+            usage.hasPrefix("usage: swift run Meteorite [--offline] [--api URL] [--data-dir PATH] [--help]"))
+        #expect(usage.contains("  --data-dir PATH  keep meteorites.sqlite in PATH"))
+        let without = ExampleOptions.usage(example: "NumberFacts")
+        #expect(without.hasPrefix("usage: swift run NumberFacts [--offline] [--api URL] [--help]"))
+        #expect(!without.contains("--data-dir"))
     }
 }

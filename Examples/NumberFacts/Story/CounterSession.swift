@@ -20,7 +20,9 @@ struct CounterSession {
     }
 
     /// Taps through the story and prints what happened.
-    func run() async {
+    ///
+    /// - Throws: ``StoryFailure`` when the counter does not behave as the story says.
+    func run() async throws {
         print("NumberFacts: the article's TCA counter; its fact effect reads \(remote.origin)")
         let minutes = NumberFactClient.timeToLive.components.seconds / 60
         print("through an in-memory cache (a fact stays fresh for \(minutes) minutes).")
@@ -41,9 +43,11 @@ struct CounterSession {
         store.send(.faktSorash)
         await askForFact()
         let answers = printer.answers - answersBefore
-        print(
-            "  ⤷ 2 taps, \(answers) answer\(answers == 1 ? "" : "s"): the second tap cancelled the first request"
-        )
+        guard answers == 1 else {
+            throw StoryFailure(
+                "2 taps brought \(answers) answers: the second tap did not cancel the first request")
+        }
+        print("  ⤷ 2 taps, 1 answer: the second tap cancelled the first request")
 
         Console.heading("Count down to -1, a number the API has no fact for")
         tap(.kamayirTugmasi, times: 2)
@@ -75,10 +79,8 @@ struct CounterSession {
     /// Taps "Fakt olish", waits for the answer, and says where it came from.
     private func askForFact() async {
         let (requests, refused) = (remote.network.requests, remote.network.refused)
-        let clock = ContinuousClock()
-        let start = clock.now
-        await store.send(.faktSorash).finish()
-        let took = Console.format(start.duration(to: clock.now))
+        let ((), duration) = await Console.timed { await store.send(.faktSorash).finish() }
+        let took = Console.format(duration)
         let total = remote.network.requests
         let state = store.state
         let source: String
