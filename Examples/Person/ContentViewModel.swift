@@ -15,6 +15,10 @@ import Repositories
 ///   why. Unlike the article, which saved the whole array again per removed row, one
 ///   `delete(ids:)` removes them all; and where the article put back a copy of the old
 ///   array, the removed people are put back in place, so a person added meanwhile stays.
+///   A failed delete is not always a refused one (the API may have deleted them and only
+///   this device's copy failed), so the list is then loaded again: it shows what the store
+///   holds, and keeps the rollback only when that load fails too.
+/// - A load cancelled because the screen went away changes nothing.
 @MainActor @Observable
 final class ContentViewModel {
     /// The people the list shows, in stored order.
@@ -38,6 +42,8 @@ final class ContentViewModel {
         do {
             persons = try await repository.fetchAll()
             errorMessage = nil
+        } catch let error where error is CancellationError || Task.isCancelled {
+            // The screen went away; there is nobody to tell.
         } catch {
             errorMessage = "Could not load the people. \(PersonStoreError(error).message)"
         }
@@ -56,7 +62,8 @@ final class ContentViewModel {
     }
 
     /// Removes the people at `offsets` from the list at once, then deletes them; when the
-    /// delete fails, puts them back in their places and sets ``errorMessage``.
+    /// delete fails, puts them back in their places, sets ``errorMessage``, and loads the
+    /// list again so that it shows whom the store still holds.
     func removePerson(at offsets: IndexSet) async {
         let removed = persons.enumerated().filter { offsets.contains($0.offset) }
         guard !removed.isEmpty else { return }
@@ -69,6 +76,19 @@ final class ContentViewModel {
             restore(removed)
             let names = removed.map(\.element.name).joined(separator: ", ")
             errorMessage = "Could not remove \(names). \(PersonStoreError(error).message)"
+            await reloadAfterFailedRemoval()
+        }
+    }
+
+    /// Shows what the store holds after a delete failed: the people are back when the API
+    /// refused it, and gone when the API deleted them and only this device's copy failed.
+    /// When this load fails too, the rolled-back list and the delete's message stay: the
+    /// delete's error is the one the user needs, and the rollback is the best guess left.
+    private func reloadAfterFailedRemoval() async {
+        do {
+            persons = try await repository.fetchAll()
+        } catch {
+            // Kept as described above; the delete's message already says what went wrong.
         }
     }
 

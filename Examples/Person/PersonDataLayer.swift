@@ -7,9 +7,15 @@ import Synchronization
 ///
 /// `api.fallback(to: device)`: reads go to the API and are mirrored into UserDefaults, which
 /// answers when the API cannot be reached; writes go to the API, then to UserDefaults, and a
-/// failed API write leaves UserDefaults as it was. That last rule is what the view model's
-/// rollback relies on: when the API refuses a delete, the person is still stored everywhere,
-/// so putting them back in the list is the truth.
+/// failed API write leaves UserDefaults as it was. When the API refuses a delete, the person
+/// is therefore still stored everywhere and the view model's rollback shows the truth. A
+/// delete can also fail the other way: the API accepts it and UserDefaults cannot take it
+/// (the stack then throws too). The rollback would then show a person the API no longer
+/// has, which is why the view model reloads the list after a failed delete.
+///
+/// A mirror that fails during a read does not fail the read (the API's answer is still
+/// shown); it is collected in ``mirrorFailures``, and ``requireMirrored()`` turns it into an
+/// error before anyone claims that UserDefaults mirrors the API.
 struct PersonDataLayer {
     /// This device's copy: the article's store, the collection as one JSON value under "person".
     let device: UserDefaultsRepository<Person>
@@ -17,16 +23,39 @@ struct PersonDataLayer {
     let people: any Repository<Person, UUID>
     /// The calls that reached the API layer, so the run can say which tier answered.
     let apiCalls: APICallLog
+    /// What UserDefaults could not mirror.
+    let mirrorFailures: MirrorFailureLog
 
     /// The stack over `remote` and the `defaults` suite.
     init(remote: ExampleRemote<Person>, defaults: UserDefaults) {
+        self.init(api: remote.repository, defaults: defaults)
+    }
+
+    /// The stack over `api` and the `defaults` suite.
+    init(api: some Repository<Person, UUID>, defaults: UserDefaults) {
         let device = UserDefaultsRepository<Person>(key: "person", defaults: defaults)
         let apiCalls = APICallLog()
+        let mirrorFailures = MirrorFailureLog()
         self.device = device
         self.apiCalls = apiCalls
-        people = remote.repository
+        self.mirrorFailures = mirrorFailures
+        people =
+            api
             .instrumented(label: "the people API") { apiCalls.record($0) }
-            .fallback(to: device)
+            .fallback(to: device, onTierFailure: { mirrorFailures.record($0) })
+    }
+
+    /// Checks that UserDefaults took every copy handed to it so far, and forgets the failures.
+    ///
+    /// - Throws: ``StoryFailure`` naming what UserDefaults could not do; the screen's list
+    ///   came from the API, but this device's copy is out of date.
+    func requireMirrored() throws {
+        let failures = mirrorFailures.takeAll()
+        guard failures.isEmpty else {
+            throw StoryFailure(
+                "UserDefaults could not mirror the people API (\(failures.map(\.description).joined(separator: "; "))); "
+                    + "this device's copy is out of date")
+        }
     }
 }
 
@@ -41,4 +70,22 @@ final class APICallLog: Sendable {
 
     /// The latest call.
     var last: RepositoryEvent? { events.withLock { $0.last } }
+}
+
+/// The failures of UserDefaults that a ``PersonDataLayer``'s `fallback(to:)` worked around.
+final class MirrorFailureLog: Sendable {
+    private let failures = Mutex<[TierFailure]>([])
+
+    /// Adds `failure`.
+    func record(_ failure: TierFailure) {
+        failures.withLock { $0.append(failure) }
+    }
+
+    /// The failures since the last call, oldest first; the log is empty afterwards.
+    func takeAll() -> [TierFailure] {
+        failures.withLock { failures in
+            defer { failures.removeAll() }
+            return failures
+        }
+    }
 }

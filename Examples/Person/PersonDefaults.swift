@@ -26,11 +26,21 @@ struct PersonDefaults {
     ///
     /// - Throws: ``PersonDefaultsError`` when UserDefaults refuses the suite name.
     init(options: ExampleOptions) throws {
-        isTemporary = options.dataDirectory == nil
-        suiteName = isTemporary ? "\(Self.keptSuiteName).\(UUID().uuidString)" : Self.keptSuiteName
+        let isTemporary = options.dataDirectory == nil
+        try self.init(
+            suiteName: isTemporary ? "\(Self.keptSuiteName).\(UUID().uuidString)" : Self.keptSuiteName,
+            isTemporary: isTemporary)
+    }
+
+    /// The suite `suiteName`, whose data ``close()`` removes when `isTemporary`.
+    ///
+    /// - Throws: ``PersonDefaultsError`` when UserDefaults refuses the suite name.
+    init(suiteName: String, isTemporary: Bool) throws {
         guard let defaults = UserDefaults(suiteName: suiteName) else {
             throw PersonDefaultsError(suiteName: suiteName)
         }
+        self.suiteName = suiteName
+        self.isTemporary = isTemporary
         self.defaults = defaults
     }
 
@@ -50,16 +60,33 @@ struct PersonDefaults {
         return directory.appendingPathComponent("\(suiteName).plist")
     }
 
-    /// Writes the suite to its file now rather than in the background.
-    func synchronize() {
+    /// Writes the suite to its file now rather than in the background, and checks that the
+    /// file is where ``fileURL`` says.
+    ///
+    /// - Throws: ``StoryFailure`` when there is no file there (the suite holds nothing, or
+    ///   this platform keeps it elsewhere), so that the run never says a file it did not
+    ///   see was removed.
+    func synchronize() throws {
         defaults.synchronize()
+        guard FileManager.default.fileExists(atPath: fileURL.path) else {
+            throw StoryFailure(
+                "UserDefaults wrote no file for the suite \(suiteName) at \(fileURL.path); "
+                    + "the suite is empty, or this platform keeps it elsewhere")
+        }
     }
 
     /// Removes a temporary suite's values and file; keeps the one used with `--data-dir`.
-    func close() {
+    ///
+    /// - Throws: ``StoryFailure`` when the suite's file is still there afterwards.
+    func close() throws {
         guard isTemporary else { return }
         defaults.removePersistentDomain(forName: suiteName)
         defaults.synchronize()
+        guard !FileManager.default.fileExists(atPath: fileURL.path) else {
+            throw StoryFailure(
+                "removePersistentDomain(forName:) left the suite's file at \(fileURL.path); delete it by hand"
+            )
+        }
     }
 }
 

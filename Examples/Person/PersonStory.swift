@@ -16,18 +16,14 @@ struct PersonStory {
         let suite = try PersonDefaults(options: options)
         let story = PersonStory(
             remote: ExampleRemote(options: options, resource: "people", seed: Person.samples), suite: suite)
-        do {
+        try await withCleanup {
             try await story.tell()
-        } catch {
-            suite.close()
-            throw error
+        } cleanup: {
+            try suite.close()
         }
-        suite.close()
         if suite.isTemporary {
-            let gone = !FileManager.default.fileExists(atPath: suite.fileURL.path)
-            print(
-                "\nRemoved the suite with removePersistentDomain(forName:)\(gone ? "; its file is gone" : "")"
-            )
+            // close() checked that the file synchronize() had seen is gone.
+            print("\nRemoved the suite with removePersistentDomain(forName:); its file is gone")
         } else {
             print("\nKept the suite \(suite.suiteName) at \(suite.fileURL.path)")
         }
@@ -49,38 +45,44 @@ struct PersonStory {
         } else {
             print("UserDefaults already holds \(stored) people from an earlier run")
         }
-        suite.synchronize()
+        try suite.synchronize()
         print("The suite's file: \(suite.fileURL.path)")
 
         let model = ContentViewModel(
             repository: layer.people, makeAge: { [random] in random.next(in: 10...50) })
-        try await launch(model, layer: layer)
+        let apiAnswered = try await launch(model, layer: layer)
         try await append(model)
-        try await remove(model, at: 1)
+        try await remove(model, at: 1, layer: layer)
         if remote.network.isOnline {
             remote.network.goOffline()
             print("\nThe network drops: the API refuses every call from now on")
         }
-        try await remove(model, at: 0)
-        try await relaunch()
+        try await remove(model, at: 0, layer: layer)
+        try await relaunch(showing: model.persons, apiAnswered: apiAnswered)
         try await showErrors(layer.device)
     }
 
-    private func launch(_ model: ContentViewModel, layer: PersonDataLayer) async throws {
+    /// Loads the list; returns whether the API answered (else UserDefaults did).
+    private func launch(_ model: ContentViewModel, layer: PersonDataLayer) async throws -> Bool {
         Console.heading("Launch: fetchAllPersons()")
         await model.fetchAllPersons()
         if let message = model.errorMessage { throw StoryFailure(message) }
+        let apiAnswered: Bool
         switch layer.apiCalls.last?.outcome {
         case .success:
+            try layer.requireMirrored()
             print("The people API answered; UserDefaults now mirrors it")
+            apiAnswered = true
         case .failure(let error):
             let reason = (error as? RepositoryError).map { "\($0.code): \($0.reason)" } ?? "\(error)"
             print("The people API failed (\(reason)),")
             print("so this device's UserDefaults copy answered")
+            apiAnswered = false
         case nil:
-            print("The API was not asked")
+            throw StoryFailure("the launch did not ask the people API")
         }
         print(list(model))
+        return apiAnswered
     }
 
     private func append(_ model: ContentViewModel) async throws {
@@ -88,6 +90,9 @@ struct PersonStory {
         Console.heading("appendPerson(name: \"\(name)\")")
         await model.appendPerson(name: name)
         if let message = model.errorMessage {
+            // Online, a failure may mean the API took the person and UserDefaults did not, so
+            // "not added" would not be true: the story stops instead.
+            guard !remote.network.isOnline else { throw StoryFailure("adding \(name) failed: \(message)") }
             print("Not added: \(message)")
             print("The list is as it was: \(model.persons.count) people")
         } else {
@@ -96,7 +101,7 @@ struct PersonStory {
         }
     }
 
-    private func remove(_ model: ContentViewModel, at offset: Int) async throws {
+    private func remove(_ model: ContentViewModel, at offset: Int, layer: PersonDataLayer) async throws {
         let before = model.persons
         guard before.indices.contains(offset) else { throw StoryFailure("no person at offset \(offset)") }
         let person = before[offset]
@@ -109,19 +114,38 @@ struct PersonStory {
         }
         print("The view model took \(person.name) off the list at once, then the delete failed:")
         print("  \(message)")
-        let position = model.persons.firstIndex(of: person).map { "position \($0 + 1)" } ?? "nowhere"
-        let same = model.persons == before ? "the list is exactly as before" : "THE LIST CHANGED"
-        print("Rolled back: \(person.name) is back at \(position); \(same)")
+        try layer.requireMirrored()
+        guard model.persons == before, let position = model.persons.firstIndex(of: person) else {
+            throw StoryFailure(
+                "the rollback after the failed removal of \(person.name) changed the list: "
+                    + "it was \(before.map(\.row)), it is \(model.persons.map(\.row))")
+        }
+        print(
+            "Rolled back: \(person.name) is back at position \(position + 1); the list is exactly as before")
         print(list(model))
     }
 
-    private func relaunch() async throws {
+    /// A new screen over a new stack, offline: UserDefaults answers, and must show what the
+    /// old screen showed. `apiAnswered` says whether the API confirmed that list this run
+    /// (under `--offline` the story wrote it straight into UserDefaults).
+    private func relaunch(showing shown: [Person], apiAnswered: Bool) async throws {
         Console.heading("Relaunch, still offline")
         let layer = PersonDataLayer(remote: remote, defaults: suite.defaults)
         let model = ContentViewModel(repository: layer.people)
         await model.fetchAllPersons()
         if let message = model.errorMessage { throw StoryFailure(message) }
-        print("UserDefaults answered with what the API confirmed:")
+        try layer.requireMirrored()
+        guard model.persons == shown else {
+            throw StoryFailure(
+                "UserDefaults answered \(model.persons.map(\.row)), but the screen showed \(shown.map(\.row))"
+            )
+        }
+        if apiAnswered {
+            print("UserDefaults answered with what the API confirmed:")
+        } else {
+            print(
+                "UserDefaults answered with this device's own copy (the API could not be reached at launch):")
+        }
         print(list(model))
     }
 

@@ -13,9 +13,12 @@
 // app is local-first. `api.fallback(to: file)` sends every write to the API first, so adding
 // a todo offline would fail; `file.writeThrough(to: api)` needs the API to take each write
 // too, and throws when it cannot. So the file is the source of truth and the view model's
-// only store, and the API (the simulated one, or `--api URL`) is a sync target: `TodoSync`
-// pushes the device's list to it in two calls. Under `--offline` every edit still works and
-// the push is postponed, losing nothing.
+// only store, and the API (the simulated one, or `--api URL`) keeps a backup of this
+// device's list: `TodoSync` pushes the list to it in two or three calls (read the API's
+// todos, save the device's as one batch, delete those the device deleted), making the API
+// hold exactly this device's todos. It is a backup, not a sync between devices: a second
+// device pushing to the same API would delete this one's todos. Under `--offline` every edit
+// still works and the push is postponed, losing nothing.
 //
 // Run: swift run Todo [--offline] [--api URL] [--data-dir PATH]
 import ExampleSupport

@@ -72,7 +72,7 @@ struct TodoStory {
         await model.toggleTodo(added[0])
         try check(model)
         print("done:    \(added[0].todo)")
-        await model.renameTodo(added[1], to: "Write the quarterly report")
+        await model.editTodo(oldTodo: added[1], newTodo: "Write the quarterly report")
         try check(model)
         print("renamed: \(added[1].todo) -> Write the quarterly report")
         await model.deleteTodo(added[2])
@@ -110,16 +110,27 @@ struct TodoStory {
 
     private func reopen(_ store: FileRepository<Todo>, screen: TodoViewModel) async throws {
         Console.heading("Closing and reopening todos.journal")
+        let shown = screen.fetchedTodos
         try await store.close()
-        await screen.addTodo("Sweep the floor")
-        let refused = screen.errorMessage ?? "no error"
+        let swept = await screen.addTodo("Sweep the floor")
+        guard swept == nil, let refused = screen.errorMessage else {
+            throw StoryFailure("a closed store accepted a save: \"Sweep the floor\" was added")
+        }
         print("The old screen's store is closed; adding shows: \(refused)")
+        guard screen.fetchedTodos == shown else {
+            throw StoryFailure("the refused save changed the old screen's list")
+        }
         print("and its list still holds \(screen.fetchedTodos.count) todos")
 
         let (reopened, opening) = try await Console.timed { try await FileRepository<Todo>(fileURL: journal) }
         let model = TodoViewModel(repository: reopened)
         await model.fetchTodo()
         try check(model)
+        guard model.fetchedTodos == shown else {
+            throw StoryFailure(
+                "reopened todos.journal holds \(model.fetchedTodos.map(\.line)), "
+                    + "but the screen showed \(shown.map(\.line)) before closing")
+        }
         print("Reopened in \(Console.format(opening)): \(model.fetchedTodos.count) todos survived")
         for todo in model.fetchedTodos { print(todo.line) }
         try await reopened.close()

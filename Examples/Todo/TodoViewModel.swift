@@ -10,7 +10,12 @@ import Repositories
 ///
 /// Every intent writes first and changes the list only once the write returned: a write that
 /// fails sets ``errorMessage`` and leaves the list as it was. An intent that succeeds clears
-/// the message.
+/// the message. A load cancelled because the screen went away changes nothing.
+///
+/// The names are the article's where its intents exist: ``fetchTodo()``, ``deleteTodo(_:)``,
+/// ``editTodo(oldTodo:newTodo:)``. Its `saveTodos(todos:)` wrote the whole array back after
+/// every change; here ``addTodo(_:)`` saves the one new todo, so it is named for what it
+/// does, and ``toggleTodo(_:)`` is new (the article had no done flag).
 @MainActor @Observable
 final class TodoViewModel {
     /// The todos the list shows: those ``filter`` selects, oldest first.
@@ -29,11 +34,15 @@ final class TodoViewModel {
         self.now = now
     }
 
-    /// Loads the todos ``filter`` selects, with the filter's query.
+    /// Loads the todos ``filter`` selects, with the filter's query. A cancelled load (the
+    /// task cancelled, whatever the store then threw) changes nothing: nobody is waiting for
+    /// its answer or its error.
     func fetchTodo() async {
         do {
             fetchedTodos = try await repository.fetch(filter.query)
             errorMessage = nil
+        } catch let error where error is CancellationError || Task.isCancelled {
+            // The screen went away; there is nobody to tell.
         } catch {
             errorMessage = "Could not load the todos. \(error)"
         }
@@ -65,19 +74,23 @@ final class TodoViewModel {
         return saved ? todo : nil
     }
 
-    /// Marks `todo` done, or open again.
+    /// Marks `todo` done, or open again; only the done flag changes, whatever else the
+    /// caller's copy of the row says.
     func toggleTodo(_ todo: Todo) async {
-        var changed = todo
+        var changed = current(todo)
         changed.isDone.toggle()
         await replace(
-            todo, with: changed, action: "mark \"\(todo.todo)\" \(changed.isDone ? "done" : "open")")
+            changed, action: "mark \"\(changed.todo)\" \(changed.isDone ? "done" : "open")")
     }
 
-    /// Gives `todo` a new text (the article's `editTodo(oldTodo:newTodo:)`).
-    func renameTodo(_ todo: Todo, to text: String) async {
-        var changed = todo
-        changed.todo = text
-        await replace(todo, with: changed, action: "rename \"\(todo.todo)\"")
+    /// Gives `oldTodo` the text `newTodo` (the article's `editTodo(oldTodo:newTodo:)`, which
+    /// took a whole new `Todo`; here the ID, date and done flag stay, so the new text is all
+    /// there is to give).
+    func editTodo(oldTodo: Todo, newTodo: String) async {
+        var changed = current(oldTodo)
+        let action = "rename \"\(changed.todo)\""
+        changed.todo = newTodo
+        await replace(changed, action: action)
     }
 
     /// Deletes `todo` from the store and the list.
@@ -89,11 +102,18 @@ final class TodoViewModel {
         }
     }
 
-    private func replace(_ todo: Todo, with changed: Todo, action: String) async {
+    /// The list's copy of `todo`, which holds every change made so far; `todo` itself when
+    /// the list does not show it. An intent starts from it, so a row the screen drew before an
+    /// earlier change cannot undo that change.
+    private func current(_ todo: Todo) -> Todo {
+        fetchedTodos.first { $0.id == todo.id } ?? todo
+    }
+
+    private func replace(_ changed: Todo, action: String) async {
         await perform(action) {
             try await repository.save(changed)
         } update: { todos in
-            todos.map { $0.id == todo.id ? changed : $0 }
+            todos.map { $0.id == changed.id ? changed : $0 }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
@@ -41,6 +42,40 @@ import Testing
             model.errorMessage
                 == "Could not load the people. The saved people could not be read: element 2 of key \"person\" is damaged. Nothing was changed."
         )
+    }
+
+    @Test func aCancelledLoadChangesNothing() async {
+        let store = FaultInjectingRepository(InMemoryRepository(Self.people))
+        let model = await loaded(store)
+        store.failNext(of: .fetchAll, with: CancellationError())
+
+        await model.fetchAllPersons()
+
+        #expect(store.injectedFaultCount == 1)
+        #expect(model.errorMessage == nil)
+        #expect(model.persons == Self.people)
+    }
+
+    /// A store may throw its own error when its task is cancelled (the remote-first stack
+    /// rethrows the API's): the load is still silent.
+    @Test func aLoadWhoseTaskWasCancelledIsSilentWhateverTheStoreThrew() async {
+        let gate = Gate()
+        let error = offline
+        var store = AnyRepository<Person, UUID>.unimplemented("people")
+        store.onFetchAll = {
+            await gate.pass()
+            throw error
+        }
+        let model = ContentViewModel(repository: store, makeAge: { 42 })
+
+        let load = Task { await model.fetchAllPersons() }
+        await gate.waitForArrival()
+        load.cancel()
+        gate.open()
+        await load.value
+
+        #expect(model.errorMessage == nil)
+        #expect(model.persons.isEmpty)
     }
 
     @Test func appendSavesThenShowsThePerson() async throws {
@@ -193,5 +228,23 @@ import Testing
         #expect(model.errorMessage?.hasPrefix("Could not remove Sakura.") == true)
         #expect(try await device.fetchAll() == Self.people)
         #expect(try await api.base.fetchAll() == Self.people)
+    }
+
+    /// A delete the API took but this device's copy could not: the stack throws, and putting
+    /// the person back would show someone the API no longer has. The reload shows the truth.
+    @Test func aDeleteTheAPITookButTheDeviceCouldNotLeavesThePersonOffTheList() async throws {
+        let api = InMemoryRepository(Self.people)
+        let device = FaultInjectingRepository(InMemoryRepository<Person>())
+        let model = await loaded(api.fallback(to: device))
+        #expect(try await device.base.fetchAll() == Self.people)
+        device.failNext(of: .deleteIDs, with: RepositoryError.unavailable("The disk is full (test)"))
+
+        await model.removePerson(at: [2])
+
+        let rest = [Self.people[0], Self.people[1], Self.people[3]]
+        #expect(device.injectedFaultCount == 1)
+        #expect(try await api.fetchAll() == rest)
+        #expect(model.persons == rest)
+        #expect(model.errorMessage?.hasPrefix("Could not remove Sakura.") == true)
     }
 }

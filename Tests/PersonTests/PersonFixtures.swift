@@ -36,7 +36,4 @@ final class TestSuites: Sendable {
             UserDefaults(suiteName: name)?.removePersistentDomain(forName: name)
         }
     }
-
-    /// How many suites were made.
-    var count: Int { names.withLock { $0.count } }
 }

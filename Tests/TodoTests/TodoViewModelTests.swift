@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
@@ -67,6 +68,42 @@ import Testing
         #expect(model.errorMessage?.hasPrefix("Could not load the todos. decodingFailed") == true)
     }
 
+    @Test func aCancelledLoadChangesNothing() async {
+        let mock1 = Todo.make(index: 1, text: "Mock Todo 1")
+        let store = FaultInjectingRepository(InMemoryRepository<Todo>([mock1]))
+        let model = model(over: store)
+        await model.fetchTodo()
+        store.failNext(of: .fetchQuery, with: CancellationError())
+
+        await model.fetchTodo()
+
+        #expect(store.injectedFaultCount == 1)
+        #expect(model.errorMessage == nil)
+        #expect(model.fetchedTodos == [mock1])
+    }
+
+    /// A store may throw its own error when its task is cancelled (a remote-first stack
+    /// rethrows the API's): the load is still silent.
+    @Test func aLoadWhoseTaskWasCancelledIsSilentWhateverTheStoreThrew() async {
+        let gate = Gate()
+        let error = offline()
+        var todos = AnyRepository<Todo, UUID>.unimplemented("todos")
+        todos.onFetchQuery = { _ in
+            await gate.pass()
+            throw error
+        }
+        let model = model(over: todos)
+
+        let load = Task { await model.fetchTodo() }
+        await gate.waitForArrival()
+        load.cancel()
+        gate.open()
+        await load.value
+
+        #expect(model.errorMessage == nil)
+        #expect(model.fetchedTodos.isEmpty)
+    }
+
     // The article's testAddTodo.
     @Test func addTodoSavesThenAppends() async throws {
         let store = InMemoryRepository<Todo>()
@@ -121,7 +158,7 @@ import Testing
         await model.fetchTodo()
         spy.reset()
 
-        await model.renameTodo(mock2, to: "Edited Mock Todo 3")
+        await model.editTodo(oldTodo: mock2, newTodo: "Edited Mock Todo 3")
 
         var edited = mock2
         edited.todo = "Edited Mock Todo 3"
@@ -146,6 +183,38 @@ import Testing
         #expect(spy.calls[0].ids == [mock1.id])
         #expect(model.fetchedTodos == [mock2])
         #expect(try await spy.base.fetchAll() == [mock2])
+    }
+
+    /// A row drawn before a rename, toggled afterwards, keeps the new text: the intent starts
+    /// from the list's copy, not the caller's.
+    @Test func toggleWithAStaleRowKeepsAnEarlierRename() async throws {
+        let one = Todo.make(index: 0, text: "one")
+        let store = InMemoryRepository<Todo>([one])
+        let model = model(over: store)
+        await model.fetchTodo()
+
+        await model.editTodo(oldTodo: one, newTodo: "one, renamed")
+        await model.toggleTodo(one)
+
+        let expected = [Todo.make(index: 0, text: "one, renamed", isDone: true)]
+        #expect(model.errorMessage == nil)
+        #expect(model.fetchedTodos == expected)
+        #expect(try await store.fetchAll() == expected)
+    }
+
+    /// The other way round: a rename from a row drawn before a toggle keeps the todo done.
+    @Test func editWithAStaleRowKeepsAnEarlierToggle() async throws {
+        let one = Todo.make(index: 0, text: "one")
+        let store = InMemoryRepository<Todo>([one])
+        let model = model(over: store)
+        await model.fetchTodo()
+
+        await model.toggleTodo(one)
+        await model.editTodo(oldTodo: one, newTodo: "one, renamed")
+
+        let expected = [Todo.make(index: 0, text: "one, renamed", isDone: true)]
+        #expect(model.fetchedTodos == expected)
+        #expect(try await store.fetchAll() == expected)
     }
 
     @Test func underTheOpenFilterATodoMarkedDoneLeavesTheList() async throws {
@@ -180,7 +249,7 @@ import Testing
         #expect(model.fetchedTodos == [mock1])
         #expect(model.errorMessage?.hasPrefix("Could not mark \"Mock Todo 1\" done. unavailable") == true)
 
-        await model.renameTodo(mock1, to: "Renamed")
+        await model.editTodo(oldTodo: mock1, newTodo: "Renamed")
         #expect(model.fetchedTodos == [mock1])
         #expect(model.errorMessage?.hasPrefix("Could not rename \"Mock Todo 1\". unavailable") == true)
 
