@@ -102,26 +102,33 @@ let package = Package(
         ),
         .testTarget(
             name: "MahsulotTests",
-            dependencies: ["Mahsulot", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport"]
+            dependencies: [
+                "Mahsulot", "ExampleSupport", "Repositories", "RepositoriesTesting",
+                "RepositoriesTestSupport",
+            ]
         ),
         .testTarget(
             name: "MeteoriteTests",
             dependencies: [
-                "Meteorite", "Repositories", "RepositoriesSQLite", "RepositoriesTesting",
+                "Meteorite", "ExampleSupport", "Repositories", "RepositoriesSQLite", "RepositoriesTesting",
                 "RepositoriesTestSupport",
             ]
         ),
         .testTarget(
             name: "TodoTests",
-            dependencies: ["Todo", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport"]
+            dependencies: [
+                "Todo", "ExampleSupport", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport",
+            ]
         ),
         .testTarget(
             name: "PersonTests",
-            dependencies: ["Person", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport"]
+            dependencies: [
+                "Person", "ExampleSupport", "Repositories", "RepositoriesTesting", "RepositoriesTestSupport",
+            ]
         ),
         .testTarget(
             name: "NumberFactsTests",
-            dependencies: ["NumberFacts", "Repositories", "RepositoriesTesting"]
+            dependencies: ["NumberFacts", "ExampleSupport", "Repositories", "RepositoriesTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,8 +4,10 @@
 // `api.fallback(to: FileRepository<Mahsulot>(…))`, and its `MahsulotlarViewModel` keeps its
 // `mahsulotlar`, `yuklanmoqda` and `xatoXabari`. One run loads online (the products are
 // mirrored into a file), loads again offline (served from the file, and the stack says so),
-// then fails to save offline without writing anything. `--offline` starts with the network
-// off and nothing saved: the article's step 4, the error shown, before the network returns.
+// then fails to save offline without writing anything, and checks that it did not. `--offline`
+// starts with the network off: in a fresh workspace nothing is saved, so the article's step 4
+// shows the error before the network returns (with `--data-dir` and the file of an earlier
+// run, the file answers instead).
 import ExampleSupport
 
 @main enum MahsulotExample {

@@ -9,11 +9,14 @@ enum MahsulotRepository {
     /// The remote-first stack over `remote`, with a `FileRepository` at `fileURL` as its
     /// local store.
     ///
+    /// - Parameter onTierFailure: told when the file fails and the stack works around it
+    ///   (an answer of the API that could not be mirrored is still returned).
     /// - Throws: the file store's error (naming the file) when it cannot be opened, such as
     ///   `locked` when another process holds it.
     static func make<Remote: Repository<Mahsulot, Int>>(
-        remote: Remote, fileURL: URL
+        remote: Remote, fileURL: URL, onTierFailure: @escaping @Sendable (TierFailure) -> Void
     ) async throws -> RemoteFirstRepository<Remote, FileRepository<Mahsulot>> {
-        remote.fallback(to: try await FileRepository<Mahsulot>(fileURL: fileURL))
+        remote.fallback(
+            to: try await FileRepository<Mahsulot>(fileURL: fileURL), onTierFailure: onTierFailure)
     }
 }

@@ -9,8 +9,12 @@ import Repositories
     static let fileName = "mahsulotlar.journal"
 
     private let options: ExampleOptions
-    private let remote: ExampleRemote<Mahsulot>
-    private let products:
+    /// The simulated API (or `--api URL`), behind its network switch.
+    let remote: ExampleRemote<Mahsulot>
+    /// What the local file failed to take, checked after each step.
+    let mirrorFailures = MirrorFailures()
+    /// The article's stack: the API first, the file behind it.
+    let products:
         RemoteFirstRepository<
             SwitchedRepository<AnyRepository<Mahsulot, Int>>, FileRepository<Mahsulot>
         >
@@ -20,7 +24,8 @@ import Repositories
         self.options = options
         remote = ExampleRemote(options: options, resource: "mahsulotlar", seed: Mahsulot.namunalar)
         products = try await MahsulotRepository.make(
-            remote: remote.repository, fileURL: workspace.file(Self.fileName))
+            remote: remote.repository, fileURL: workspace.file(Self.fileName),
+            onTierFailure: mirrorFailures.record)
     }
 
     /// Closes the local store.
@@ -48,6 +53,7 @@ import Repositories
         Console.heading("Offline from the start")
         print("The local store holds \(try await products.local.count()) products.")
         await viewModel.yuklash()
+        try mirrorFailures.check(Self.fileName)
         show(viewModel)
         if viewModel.xatoXabari != nil {
             print("Lokal ham bo'sh: nothing to fall back on, so the API's error reaches the screen.")
@@ -55,10 +61,13 @@ import Repositories
     }
 
     /// (a) Online: the API answers, and its answer is mirrored into the file.
-    private func loadOnline(_ viewModel: MahsulotlarViewModel) async throws {
+    ///
+    /// - Throws: ``StoryFailure`` when the file did not take the API's answer.
+    func loadOnline(_ viewModel: MahsulotlarViewModel) async throws {
         Console.heading("Online: yuklash()")
         let before = remote.network.requests
         await viewModel.yuklash()
+        try mirrorFailures.check(Self.fileName)
         show(viewModel)
         for mahsulot in viewModel.mahsulotlar { print("  " + describe(mahsulot)) }
         let answered = remote.network.requests - before
@@ -86,33 +95,59 @@ import Repositories
         } catch let error as RepositoryError {
             print("  then the API threw \(error.code), so the local products are what the screen shows.")
         }
+        try mirrorFailures.check(Self.fileName)
     }
 
     /// (c) Offline, a save fails with a typed error and writes nothing anywhere.
-    private func saveOffline() async throws {
+    ///
+    /// - Throws: ``StoryFailure`` when the save goes through or leaves a trace.
+    func saveOffline() async throws {
         Console.heading("Offline: save a new price")
         guard let before = try await products.local.fetch(id: 1) else {
-            throw RepositoryError.notFound(id: 1)
+            throw StoryFailure(
+                "\(Self.fileName) has no product 1 to change: the online load did not mirror it")
         }
+        let localCount = try await products.local.count()
+        let serverCount = try await remote.server?.count()
         var changed = before
         changed.narxi += 500
         do {
             try await products.save(changed)
-            print("The save went through, which an offline API should not allow.")
+            throw StoryFailure(
+                "save(\(changed.nomi) at \(price(changed))) went through, which an offline API should not allow"
+            )
         } catch let error as RepositoryError where error.code == .unavailable {
             print("save(\(changed.nomi) at \(price(changed))) threw RepositoryError.\(error.code):")
             print("  \(error)")
         }
-        let local = try await products.local.fetch(id: 1)
-        print(
-            "Nothing half-written: the local store has \(local.map(price) ?? "no copy") for \(before.nomi), "
-                + "\(try await products.local.count()) products.")
-        if let server = remote.server {
-            let stored = try await server.fetch(id: 1)
-            print(
-                "The API still has \(stored.map(price) ?? "no copy") for \(before.nomi), "
-                    + "\(try await server.count()) products.")
+        try await verifyNothingHalfWritten(before, localCount: localCount, serverCount: serverCount)
+    }
+
+    /// Checks that a failed save of a change to `before` left both tiers as they were: the
+    /// same copy and `localCount` products in the file, and (with the simulated API) the
+    /// same copy and `serverCount` products on the server.
+    ///
+    /// - Throws: ``StoryFailure`` naming the tier that changed.
+    func verifyNothingHalfWritten(_ before: Mahsulot, localCount: Int, serverCount: Int?) async throws {
+        let local = try await products.local.fetch(id: before.id)
+        let count = try await products.local.count()
+        guard local == before, count == localCount else {
+            throw StoryFailure(
+                "The failed save changed \(Self.fileName): it has \(local.map(price) ?? "no copy") for "
+                    + "\(before.nomi) and \(count) products, not \(price(before)) and \(localCount)")
         }
+        print(
+            "Nothing half-written: the local store has \(price(before)) for \(before.nomi), \(count) products."
+        )
+        guard let server = remote.server, let serverCount else { return }
+        let stored = try await server.fetch(id: before.id)
+        let storedCount = try await server.count()
+        guard stored == before, storedCount == serverCount else {
+            throw StoryFailure(
+                "The failed save changed the API: it has \(stored.map(price) ?? "no copy") for \(before.nomi) "
+                    + "and \(storedCount) products, not \(price(before)) and \(serverCount)")
+        }
+        print("The API still has \(price(before)) for \(before.nomi), \(storedCount) products.")
     }
 
     private func show(_ viewModel: MahsulotlarViewModel) {

@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Repositories
 
@@ -13,27 +14,34 @@ import Repositories
     private(set) var xatoXabari: String?
 
     private let repository: any Repository<Mahsulot, Int>
+    /// Counts the loads started: only the newest may change the state, so an older, slower
+    /// answer never overwrites a newer one, nor stops the spinner while the newer runs.
+    private var newestLoad = 0
 
     /// A view model reading from `repository`.
     init(repository: any Repository<Mahsulot, Int>) {
         self.repository = repository
     }
 
-    /// Loads every product. On a failure the products already shown stay on screen, as in
-    /// the article, and the error's sentence becomes ``xatoXabari``. A cancelled load
-    /// changes nothing but the loading flag.
+    /// Loads every product. Starting clears ``xatoXabari``. On a failure the products
+    /// already shown stay on screen, as in the article, and the error's sentence becomes
+    /// ``xatoXabari``; a cancelled load shows no error and keeps the products. When loads
+    /// overlap (a `.task` and a `.refreshable`), only the one started last sets the state.
     func yuklash() async {
+        newestLoad += 1
+        let load = newestLoad
         yuklanmoqda = true
         xatoXabari = nil
-        defer { yuklanmoqda = false }
+        defer {
+            if load == newestLoad { yuklanmoqda = false }
+        }
         do {
-            mahsulotlar = try await repository.fetchAll()
-        } catch is CancellationError {
+            let products = try await repository.fetchAll()
+            if load == newestLoad { mahsulotlar = products }
+        } catch let error where error is CancellationError || Task.isCancelled {
             // The screen went away; there is nobody to tell.
         } catch {
-            // The article shows `localizedDescription`; a RepositoryError's description is
-            // the sentence written for users (what happened, what to do), on every platform.
-            xatoXabari = String(describing: error)
+            if load == newestLoad { xatoXabari = error.localizedDescription }
         }
     }
 }

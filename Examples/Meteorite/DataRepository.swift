@@ -7,9 +7,13 @@ import RepositoriesSQLite
 /// show it (the article's version would hand back an empty list instead).
 enum DataRepository {
     /// The remote-first stack over `api`, with `database` as its local store.
+    ///
+    /// - Parameter onTierFailure: told when the database fails and the stack works around
+    ///   it (an answer of the API that could not be mirrored is still returned).
     static func make<API: Repository<Meteorite, Int>>(
-        api: API, database: SQLiteRepository<Meteorite>
+        api: API, database: SQLiteRepository<Meteorite>,
+        onTierFailure: @escaping @Sendable (TierFailure) -> Void
     ) -> RemoteFirstRepository<API, SQLiteRepository<Meteorite>> {
-        api.fallback(to: database)
+        api.fallback(to: database, onTierFailure: onTierFailure)
     }
 }

@@ -5,8 +5,9 @@
 // `MeteoriteViewModel` keeps `meteoriteList`, `isLoading`, `alertMessage` and `initFetch()`.
 // A run imports a data set the size of NASA's Meteorite Landings list (45,716 records,
 // generated from a seed) from the simulated API into SQLite in batches, with a progress bar,
-// lists the geolocated meteorites online, then offline from SQLite. `--offline` with an empty
-// workspace shows the error the view model alerts with.
+// lists the geolocated meteorites online, then offline from SQLite. `--offline` in a fresh
+// workspace has nothing to fall back on and shows the error the view model alerts with (with
+// `--data-dir` and the database of an earlier run, SQLite answers instead).
 import ExampleSupport
 
 @main enum MeteoriteExample {

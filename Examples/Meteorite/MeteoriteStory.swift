@@ -3,29 +3,47 @@ import Foundation
 import Repositories
 import RepositoriesSQLite
 
-/// The run, step by step: generates the data set into the simulated API, imports it into
-/// SQLite, then drives the view model online and offline, printing counts and timings.
+/// The run, step by step: generates the data set into the simulated API (not under
+/// `--api`, whose server has its own), imports it into SQLite, then drives the view model
+/// online and offline, printing counts and timings.
 @MainActor struct MeteoriteStory {
     /// The database's file name inside the workspace.
     static let fileName = "meteorites.sqlite"
 
     private let options: ExampleOptions
-    private let remote: ExampleRemote<Meteorite>
-    private let database: SQLiteRepository<Meteorite>
-    private let dataRepo:
+    /// The simulated API (or `--api URL`), behind its network switch.
+    let remote: ExampleRemote<Meteorite>
+    /// The article's database.
+    let database: SQLiteRepository<Meteorite>
+    /// What the database failed to do behind the API, checked after each fetch.
+    let mirrorFailures = MirrorFailures()
+    /// The article's data repository: the API first, the database behind it.
+    let dataRepo:
         RemoteFirstRepository<
             SwitchedRepository<AnyRepository<Meteorite, Int>>, SQLiteRepository<Meteorite>
         >
-    private let generation: Duration
+    /// How long generating the simulated API's data set took; `nil` under `--api`.
+    private let generation: Duration?
 
-    /// Generates the data set, and opens the database and the stack.
-    init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
+    /// Opens the database and the stack over the simulated API, filled with `dataSet()`
+    /// (NASA-sized by default), or over `--api URL`, which does not call `dataSet`.
+    init(
+        options: ExampleOptions, workspace: ExampleWorkspace,
+        dataSet: () -> [Meteorite] = { MeteoriteGenerator().generate() }
+    ) async throws {
         self.options = options
-        let (meteorites, generation) = await Console.timed { MeteoriteGenerator().generate() }
-        self.generation = generation
+        var meteorites: [Meteorite] = []
+        if options.apiURL == nil {
+            let (generated, generation) = await Console.timed { dataSet() }
+            meteorites = generated
+            self.generation = generation
+        } else {
+            generation = nil
+        }
         remote = ExampleRemote(options: options, resource: "meteorites", seed: meteorites)
         database = try await SQLiteRepository<Meteorite>(fileURL: workspace.file(Self.fileName))
-        dataRepo = DataRepository.make(api: remote.repository, database: database)
+        dataRepo = DataRepository.make(
+            api: remote.repository, database: database, onTierFailure: mirrorFailures.record)
     }
 
     /// Closes the database.
@@ -36,7 +54,7 @@ import RepositoriesSQLite
     /// Prints the whole story.
     func tell() async throws {
         print("Meteorite: NASA's meteorite landings from \(remote.origin), kept in \(Self.fileName)")
-        if let server = remote.server {
+        if let server = remote.server, let generation {
             print(
                 "The simulated API holds \(Console.grouped(try await server.count())) meteorites "
                     + "(generated in \(Console.format(generation))).")
@@ -52,7 +70,11 @@ import RepositoriesSQLite
     }
 
     /// Reads every meteorite from the API and writes it to SQLite in batches.
-    private func importFromTheAPI() async throws {
+    ///
+    /// This writes into `database` directly, behind `dataRepo`'s back, on purpose: to show
+    /// the article's `saveToDB` as batched transactions with a progress bar.
+    /// `dataRepo.fetchAll()` alone would mirror everything too, but in one batch, silently.
+    func importFromTheAPI() async throws {
         Console.heading("Import: the API into \(Self.fileName)")
         let (meteorites, fetching) = try await Console.timed { try await remote.repository.fetchAll() }
         print(
@@ -70,15 +92,22 @@ import RepositoriesSQLite
     }
 
     /// The view model's fetch while the API answers.
-    private func fetchOnline(_ viewModel: MeteoriteViewModel) async throws {
+    ///
+    /// - Throws: ``StoryFailure`` when the fetch alerts, or the database failed behind it.
+    func fetchOnline(_ viewModel: MeteoriteViewModel) async throws {
         Console.heading("Online: initFetch()")
         let ((), querying) = await Console.timed { await viewModel.initFetch() }
         show(viewModel, took: querying)
+        if let alert = viewModel.alertMessage {
+            throw StoryFailure("initFetch() failed while the API was online: \(alert)")
+        }
+        try mirrorFailures.check(Self.fileName)
         let total = try await database.count()
+        let geolocated = try await database.fetch(.geolocated).count
         print(
             "\(Self.fileName) holds \(Console.grouped(total)) meteorites: "
-                + "\(Console.grouped(viewModel.numberOfCells)) geolocated, "
-                + "\(Console.grouped(total - viewModel.numberOfCells)) without location.")
+                + "\(Console.grouped(geolocated)) geolocated, "
+                + "\(Console.grouped(total - geolocated)) without location.")
         print("The five heaviest on the map:")
         let heaviest = viewModel.meteoriteList.sorted { ($0.mass ?? 0) > ($1.mass ?? 0) }.prefix(5)
         for meteorite in heaviest { print("  " + MeteoriteFormat.row(meteorite)) }
@@ -88,14 +117,17 @@ import RepositoriesSQLite
     private func fetchOffline(_ viewModel: MeteoriteViewModel) async throws {
         Console.heading("Offline: initFetch() again")
         remote.network.goOffline()
-        await fetchWhileOffline(viewModel)
+        try await fetchWhileOffline(viewModel)
     }
 
     /// Fetches with the API unreachable, and says who answered.
-    private func fetchWhileOffline(_ viewModel: MeteoriteViewModel) async {
+    ///
+    /// - Throws: ``StoryFailure`` when the database failed behind the API.
+    private func fetchWhileOffline(_ viewModel: MeteoriteViewModel) async throws {
         let refused = remote.network.refused
         let ((), querying) = await Console.timed { await viewModel.initFetch() }
         show(viewModel, took: querying)
+        try mirrorFailures.check(Self.fileName)
         let requests = remote.network.refused - refused
         if viewModel.alertMessage == nil {
             print(
@@ -110,7 +142,7 @@ import RepositoriesSQLite
     private func fetchOfflineFromTheStart(_ viewModel: MeteoriteViewModel) async throws {
         Console.heading("Offline from the start")
         print("\(Self.fileName) holds \(Console.grouped(try await database.count())) meteorites.")
-        await fetchWhileOffline(viewModel)
+        try await fetchWhileOffline(viewModel)
     }
 
     private func show(_ viewModel: MeteoriteViewModel, took duration: Duration) {

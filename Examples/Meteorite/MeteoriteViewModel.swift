@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Repositories
 
@@ -14,6 +15,9 @@ import Repositories
     private(set) var alertMessage: String?
 
     private let dataRepo: any Repository<Meteorite, Int>
+    /// Counts the fetches started: only the newest may change the state, so an older,
+    /// slower answer never overwrites a newer one, nor stops the spinner while the newer runs.
+    private var newestFetch = 0
 
     /// A view model reading from `dataRepo`.
     init(dataRepo: any Repository<Meteorite, Int>) {
@@ -23,20 +27,25 @@ import Repositories
     /// The number of rows the table shows.
     var numberOfCells: Int { meteoriteList.count }
 
-    /// Fetches the geolocated meteorites. On a failure the list on screen stays and the
-    /// error's sentence becomes ``alertMessage``; a cancelled fetch changes nothing but the
-    /// loading flag.
+    /// Fetches the geolocated meteorites. Starting clears ``alertMessage``. On a failure the
+    /// list on screen stays and the error's sentence becomes ``alertMessage``; a cancelled
+    /// fetch shows no alert and keeps the list. When fetches overlap (a `.task` and a
+    /// `.refreshable`), only the one started last sets the state.
     func initFetch() async {
+        newestFetch += 1
+        let fetch = newestFetch
         isLoading = true
         alertMessage = nil
-        defer { isLoading = false }
+        defer {
+            if fetch == newestFetch { isLoading = false }
+        }
         do {
-            meteoriteList = try await dataRepo.fetch(.geolocated)
-        } catch is CancellationError {
+            let meteorites = try await dataRepo.fetch(.geolocated)
+            if fetch == newestFetch { meteoriteList = meteorites }
+        } catch let error where error is CancellationError || Task.isCancelled {
             // The screen went away; there is nobody to alert.
         } catch {
-            // A RepositoryError's description is the sentence written for users.
-            alertMessage = String(describing: error)
+            if fetch == newestFetch { alertMessage = error.localizedDescription }
         }
     }
 }

@@ -24,7 +24,7 @@ struct PersonDataLayer {
     /// The calls that reached the API layer, so the run can say which tier answered.
     let apiCalls: APICallLog
     /// What UserDefaults could not mirror.
-    let mirrorFailures: MirrorFailureLog
+    let mirrorFailures: MirrorFailures
 
     /// The stack over `remote` and the `defaults` suite.
     init(remote: ExampleRemote<Person>, defaults: UserDefaults) {
@@ -35,14 +35,14 @@ struct PersonDataLayer {
     init(api: some Repository<Person, UUID>, defaults: UserDefaults) {
         let device = UserDefaultsRepository<Person>(key: "person", defaults: defaults)
         let apiCalls = APICallLog()
-        let mirrorFailures = MirrorFailureLog()
+        let mirrorFailures = MirrorFailures()
         self.device = device
         self.apiCalls = apiCalls
         self.mirrorFailures = mirrorFailures
         people =
             api
             .instrumented(label: "the people API") { apiCalls.record($0) }
-            .fallback(to: device, onTierFailure: { mirrorFailures.record($0) })
+            .fallback(to: device, onTierFailure: mirrorFailures.record)
     }
 
     /// Checks that UserDefaults took every copy handed to it so far, and forgets the failures.
@@ -50,12 +50,7 @@ struct PersonDataLayer {
     /// - Throws: ``StoryFailure`` naming what UserDefaults could not do; the screen's list
     ///   came from the API, but this device's copy is out of date.
     func requireMirrored() throws {
-        let failures = mirrorFailures.takeAll()
-        guard failures.isEmpty else {
-            throw StoryFailure(
-                "UserDefaults could not mirror the people API (\(failures.map(\.description).joined(separator: "; "))); "
-                    + "this device's copy is out of date")
-        }
+        try mirrorFailures.check("UserDefaults (key \"person\")")
     }
 }
 
@@ -70,22 +65,4 @@ final class APICallLog: Sendable {
 
     /// The latest call.
     var last: RepositoryEvent? { events.withLock { $0.last } }
-}
-
-/// The failures of UserDefaults that a ``PersonDataLayer``'s `fallback(to:)` worked around.
-final class MirrorFailureLog: Sendable {
-    private let failures = Mutex<[TierFailure]>([])
-
-    /// Adds `failure`.
-    func record(_ failure: TierFailure) {
-        failures.withLock { $0.append(failure) }
-    }
-
-    /// The failures since the last call, oldest first; the log is empty afterwards.
-    func takeAll() -> [TierFailure] {
-        failures.withLock { failures in
-            defer { failures.removeAll() }
-            return failures
-        }
-    }
 }

@@ -15,6 +15,7 @@ import Testing
     private let server = InMemoryRepository(Mahsulot.namunalar)
     private let network = NetworkSwitch()
     private let api: SwitchedRepository<InMemoryRepository<Mahsulot>>
+    private let mirrorFailures = MirrorFailures()
 
     init() throws {
         directory = try TemporaryDirectory()
@@ -23,14 +24,30 @@ import Testing
     }
 
     @Test func anOnlineLoadMirrorsEveryProductIntoTheFile() async throws {
-        let products = try await MahsulotRepository.make(remote: api, fileURL: fileURL)
+        let products = try await MahsulotRepository.make(
+            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
         #expect(try await products.fetchAll() == Mahsulot.namunalar)
         #expect(try await products.local.fetchAll() == Mahsulot.namunalar)
+        #expect(mirrorFailures.all.isEmpty)
         try await products.local.close()
     }
 
+    @Test func aFailingFileIsReportedAndTheAPIsAnswerStillReturned() async throws {
+        let products = try await MahsulotRepository.make(
+            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
+        try await products.local.close()
+
+        #expect(try await products.fetchAll() == Mahsulot.namunalar)
+
+        let failures = mirrorFailures.all
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { $0.operation == .fetchAll })
+        #expect(throws: StoryFailure.self) { try mirrorFailures.check("mahsulotlar.journal") }
+    }
+
     @Test func anOfflineSaveThrowsUnavailableAndChangesNeitherTier() async throws {
-        let products = try await MahsulotRepository.make(remote: api, fileURL: fileURL)
+        let products = try await MahsulotRepository.make(
+            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
         _ = try await products.fetchAll()
         network.goOffline()
         var changed = Mahsulot.namunalar[0]
@@ -57,12 +74,14 @@ import Testing
     }
 
     @Test func aReopenedFileServesTheSameProductsOfflineMarkedAsLocal() async throws {
-        let online = try await MahsulotRepository.make(remote: api, fileURL: fileURL)
+        let online = try await MahsulotRepository.make(
+            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
         _ = try await online.fetchAll()
         try await online.local.close()
 
         network.goOffline()
-        let offline = try await MahsulotRepository.make(remote: api, fileURL: fileURL)
+        let offline = try await MahsulotRepository.make(
+            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
         #expect(try await offline.fetchAll() == Mahsulot.namunalar)
 
         var answers: [Sourced<[Mahsulot]>] = []

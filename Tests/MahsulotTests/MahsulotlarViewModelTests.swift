@@ -56,7 +56,7 @@ import Testing
         }
         let viewModel = MahsulotlarViewModel(repository: repository)
         await viewModel.yuklash()
-        #expect(viewModel.xatoXabari == String(describing: offline))
+        #expect(viewModel.xatoXabari == offline.localizedDescription)
         #expect(!viewModel.yuklanmoqda)
 
         let retry = Task { await viewModel.yuklash() }
@@ -103,7 +103,7 @@ import Testing
         local.failNext(of: .fetchAll, with: unreadable)
         await viewModel.yuklash()
 
-        #expect(viewModel.xatoXabari == String(describing: offline))
+        #expect(viewModel.xatoXabari == offline.localizedDescription)
         #expect(viewModel.mahsulotlar == Mahsulot.namunalar)
         #expect(!viewModel.yuklanmoqda)
         #expect(local.injectedFaultCount == 1)
@@ -119,7 +119,7 @@ import Testing
         await viewModel.yuklash()
 
         #expect(viewModel.mahsulotlar.isEmpty)
-        #expect(viewModel.xatoXabari == String(describing: offline))
+        #expect(viewModel.xatoXabari == offline.localizedDescription)
         #expect(viewModel.xatoXabari?.hasPrefix("unavailable: The test API is offline") == true)
     }
 
@@ -140,6 +140,100 @@ import Testing
 
         #expect(viewModel.xatoXabari == nil)
         #expect(viewModel.mahsulotlar.isEmpty)
+        #expect(!viewModel.yuklanmoqda)
+    }
+
+    /// A cancelled load whose repository throws its own error (as `RemoteFirstRepository`
+    /// rethrows the remote's) is as silent as one that throws `CancellationError`.
+    @Test func aCancelledLoadThatThrowsAnotherErrorShowsNoError() async {
+        let gate = Gate()
+        var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
+        repository.onFetchAll = { [offline] in
+            await gate.pass()
+            if Task.isCancelled { throw offline }
+            return Mahsulot.namunalar
+        }
+        let viewModel = MahsulotlarViewModel(repository: repository)
+        let load = Task { await viewModel.yuklash() }
+        await gate.waitForArrival()
+        load.cancel()
+        gate.open()
+        await load.value
+
+        #expect(viewModel.xatoXabari == nil)
+        #expect(!viewModel.yuklanmoqda)
+    }
+
+    /// Two loads at once (`.task` and `.refreshable`), the newer answering first: the older,
+    /// slower answer (here an error) changes nothing when it comes.
+    @Test func anOlderLoadAnsweringLastChangesNothing() async {
+        let older = Gate()
+        let newer = Gate()
+        let calls = Mutex(0)
+        var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
+        repository.onFetchAll = { [offline] in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            if call == 1 {
+                await older.pass()
+                throw offline
+            }
+            await newer.pass()
+            return Mahsulot.namunalar
+        }
+        let viewModel = MahsulotlarViewModel(repository: repository)
+        let first = Task { await viewModel.yuklash() }
+        await older.waitForArrival()
+        let second = Task { await viewModel.yuklash() }
+        await newer.waitForArrival()
+
+        newer.open()
+        await second.value
+        #expect(viewModel.mahsulotlar == Mahsulot.namunalar)
+        #expect(!viewModel.yuklanmoqda)
+
+        older.open()
+        await first.value
+        #expect(viewModel.mahsulotlar == Mahsulot.namunalar)
+        #expect(viewModel.xatoXabari == nil)
+        #expect(!viewModel.yuklanmoqda)
+    }
+
+    /// Two loads at once, the older answering first: its products are not shown, and the
+    /// spinner keeps turning until the newer load ends.
+    @Test func anOlderLoadEndingFirstLeavesTheNewerOneLoading() async {
+        let older = Gate()
+        let newer = Gate()
+        let calls = Mutex(0)
+        var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
+        repository.onFetchAll = { [oldCopies] in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            if call == 1 {
+                await older.pass()
+                return oldCopies
+            }
+            await newer.pass()
+            return Mahsulot.namunalar
+        }
+        let viewModel = MahsulotlarViewModel(repository: repository)
+        let first = Task { await viewModel.yuklash() }
+        await older.waitForArrival()
+        let second = Task { await viewModel.yuklash() }
+        await newer.waitForArrival()
+
+        older.open()
+        await first.value
+        #expect(viewModel.yuklanmoqda)
+        #expect(viewModel.mahsulotlar.isEmpty)
+
+        newer.open()
+        await second.value
+        #expect(viewModel.mahsulotlar == Mahsulot.namunalar)
         #expect(!viewModel.yuklanmoqda)
     }
 }

@@ -5,7 +5,9 @@ import Testing
 /// The data set: as large as NASA's list, with its share of records without a location,
 /// and the same for the same seed.
 @Suite struct MeteoriteGeneratorTests {
-    private let meteorites = MeteoriteGenerator().generate()
+    /// Generated once for the whole suite, not once per test.
+    private static let meteorites = MeteoriteGenerator().generate()
+    private var meteorites: [Meteorite] { Self.meteorites }
 
     @Test func holdsAsManyRecordsAsNASAsListWithTheSameShareWithoutLocation() {
         #expect(meteorites.count == 45_716)

@@ -1,8 +1,10 @@
+import ExampleSupport
 import Foundation
 import Repositories
 import RepositoriesSQLite
 import RepositoriesTestSupport
 import RepositoriesTesting
+import Synchronization
 import Testing
 
 @testable import Meteorite
@@ -13,6 +15,7 @@ import Testing
     private let offline = RepositoryError.unavailable("The test API is offline")
     private let meteorites = (1...10).map { Meteorite.sample(id: $0, located: $0 % 3 != 0) }
     private let directory: TemporaryDirectory
+    private let mirrorFailures = MirrorFailures()
 
     init() throws {
         directory = try TemporaryDirectory()
@@ -50,7 +53,8 @@ import Testing
         try await database.save(contentsOf: meteorites)
         let api = FaultInjectingRepository(InMemoryRepository<Meteorite>())
         api.failNext(of: .fetchQuery, with: offline)
-        let viewModel = MeteoriteViewModel(dataRepo: DataRepository.make(api: api, database: database))
+        let viewModel = MeteoriteViewModel(
+            dataRepo: DataRepository.make(api: api, database: database, onTierFailure: mirrorFailures.record))
 
         await viewModel.initFetch()
 
@@ -63,7 +67,8 @@ import Testing
     @Test func bothFailingAlertsWithTheAPIsErrorAndKeepsTheList() async throws {
         let database = try await SQLiteRepository<Meteorite>(fileURL: directory.file("meteorites.sqlite"))
         let api = FaultInjectingRepository(InMemoryRepository(meteorites))
-        let viewModel = MeteoriteViewModel(dataRepo: DataRepository.make(api: api, database: database))
+        let viewModel = MeteoriteViewModel(
+            dataRepo: DataRepository.make(api: api, database: database, onTierFailure: mirrorFailures.record))
         await viewModel.initFetch()
         #expect(viewModel.numberOfCells == 7)
         try await database.close()
@@ -71,7 +76,7 @@ import Testing
         api.failNext(of: .fetchQuery, with: offline)
         await viewModel.initFetch()  // the closed database fails too
 
-        #expect(viewModel.alertMessage == String(describing: offline))
+        #expect(viewModel.alertMessage == offline.localizedDescription)
         #expect(viewModel.numberOfCells == 7)
         #expect(!viewModel.isLoading)
     }
@@ -80,12 +85,98 @@ import Testing
         let database = try await SQLiteRepository<Meteorite>(fileURL: directory.file("meteorites.sqlite"))
         let api = FaultInjectingRepository(InMemoryRepository(meteorites))
         api.failNext(of: .fetchQuery, with: offline)
-        let viewModel = MeteoriteViewModel(dataRepo: DataRepository.make(api: api, database: database))
+        let viewModel = MeteoriteViewModel(
+            dataRepo: DataRepository.make(api: api, database: database, onTierFailure: mirrorFailures.record))
 
         await viewModel.initFetch()
 
         #expect(viewModel.meteoriteList.isEmpty)
         #expect(viewModel.alertMessage?.hasPrefix("unavailable: The test API is offline") == true)
         try await database.close()
+    }
+
+    /// A cancelled fetch whose repository throws its own error (as `RemoteFirstRepository`
+    /// rethrows the API's) raises no alert.
+    @Test func aCancelledFetchThatThrowsAnotherErrorRaisesNoAlert() async {
+        let gate = Gate()
+        var dataRepo = AnyRepository<Meteorite, Int>.unimplemented("dataRepo")
+        dataRepo.onFetchQuery = { [offline, meteorites] query in
+            await gate.pass()
+            if Task.isCancelled { throw offline }
+            return try query.apply(to: meteorites)
+        }
+        let viewModel = MeteoriteViewModel(dataRepo: dataRepo)
+        let fetch = Task { await viewModel.initFetch() }
+        await gate.waitForArrival()
+        fetch.cancel()
+        gate.open()
+        await fetch.value
+
+        #expect(viewModel.alertMessage == nil)
+        #expect(viewModel.meteoriteList.isEmpty)
+        #expect(!viewModel.isLoading)
+    }
+
+    /// Two fetches at once (`.task` and `.refreshable`), the newer answering first: the
+    /// older, slower answer changes nothing when it comes.
+    @Test func anOlderFetchAnsweringLastChangesNothing() async {
+        let (older, newer) = (Gate(), Gate())
+        let viewModel = MeteoriteViewModel(dataRepo: twoFetches(older: older, newer: newer))
+        let first = Task { await viewModel.initFetch() }
+        await older.waitForArrival()
+        let second = Task { await viewModel.initFetch() }
+        await newer.waitForArrival()
+
+        newer.open()
+        await second.value
+        #expect(viewModel.numberOfCells == 7)
+        #expect(!viewModel.isLoading)
+
+        older.open()
+        await first.value
+        #expect(viewModel.numberOfCells == 7)
+        #expect(viewModel.alertMessage == nil)
+        #expect(!viewModel.isLoading)
+    }
+
+    /// Two fetches at once, the older ending first: it shows nothing, and the spinner turns
+    /// until the newer ends.
+    @Test func anOlderFetchEndingFirstLeavesTheNewerOneLoading() async {
+        let (older, newer) = (Gate(), Gate())
+        let viewModel = MeteoriteViewModel(dataRepo: twoFetches(older: older, newer: newer))
+        let first = Task { await viewModel.initFetch() }
+        await older.waitForArrival()
+        let second = Task { await viewModel.initFetch() }
+        await newer.waitForArrival()
+
+        older.open()
+        await first.value
+        #expect(viewModel.isLoading)
+        #expect(viewModel.alertMessage == nil)
+
+        newer.open()
+        await second.value
+        #expect(viewModel.numberOfCells == 7)
+        #expect(!viewModel.isLoading)
+    }
+
+    /// A data repository whose first fetch waits at `older` and then fails, and whose
+    /// second waits at `newer` and then answers the test's meteorites.
+    private func twoFetches(older: Gate, newer: Gate) -> AnyRepository<Meteorite, Int> {
+        let calls = Mutex(0)
+        var dataRepo = AnyRepository<Meteorite, Int>.unimplemented("dataRepo")
+        dataRepo.onFetchQuery = { [offline, meteorites] query in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            if call == 1 {
+                await older.pass()
+                throw offline
+            }
+            await newer.pass()
+            return try query.apply(to: meteorites)
+        }
+        return dataRepo
     }
 }

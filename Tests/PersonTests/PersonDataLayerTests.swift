@@ -34,7 +34,9 @@ import Testing
         #expect(try await layer.people.fetchAll() == ContentViewModelTests.people)
 
         let failure = #expect(throws: StoryFailure.self) { try layer.requireMirrored() }
-        #expect(failure?.description.hasPrefix("UserDefaults could not mirror the people API") == true)
+        #expect(
+            failure?.description.hasPrefix(
+                "The local store UserDefaults (key \"person\") failed behind the API") == true)
         #expect(defaults.data(forKey: "person") == damaged)
         // Reported once: the log is empty afterwards.
         try layer.requireMirrored()
