@@ -2,6 +2,7 @@ import Foundation
 
 /// What a ``FileRepository`` holds in memory: the index every read is served from, the
 /// writes waiting for the writer queue, and the bookkeeping for compaction.
+@usableFromInline
 struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
     /// A change, applied to the index once its record is on disk.
     enum Mutation {
@@ -18,7 +19,7 @@ struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    var index: InMemoryStorage<Entity>
+    @usableFromInline var index: InMemoryStorage<Entity>
     /// The file's length: where the next record goes.
     var fileLength: Int
     /// Entity-level records in the file (a batch of *n* counts *n*); those beyond the live
@@ -26,11 +27,11 @@ struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
     var totalRecords: Int
     var pending: [PendingWrite] = []
     var draining = false
-    var isClosed = false
+    @usableFromInline var isClosed = false
     /// Whether written data may not be on disk yet (relaxed durability).
     var unsynchronized = false
     /// Set when the file can no longer be trusted (a failed fsync); every call throws it.
-    var failure: RepositoryError?
+    @usableFromInline var failure: RepositoryError?
     /// Why the last automatic compaction failed, if it did; it is tried again later.
     var compactionError: RepositoryError?
 
@@ -42,6 +43,7 @@ struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
 
     var deadRecords: Int { totalRecords - index.count }
 
+    @inlinable
     func checkUsable(_ fileURL: URL) throws {
         if isClosed { throw RepositoryError.closed(location: fileURL.path) }
         if let failure { throw failure }
