@@ -1,7 +1,6 @@
 import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
-import Synchronization
 import Testing
 
 @testable import Mahsulot
@@ -42,16 +41,12 @@ import Testing
     }
 
     @Test func aNewLoadClearsThePreviousErrorAsItStarts() async {
-        let gate = Gate()
-        let calls = Mutex(0)
+        let gates = Gates(count: 2)
+        let gate = gates[1]
+        gates[0].open()  // the first load fails at once
         var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
         repository.onFetchAll = { [offline] in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
-            if call == 1 { throw offline }
-            await gate.pass()
+            if await gates.pass() == 0 { throw offline }
             return Mahsulot.namunalar
         }
         let viewModel = MahsulotlarViewModel(repository: repository)
@@ -124,19 +119,10 @@ import Testing
     }
 
     @Test func aCancelledLoadShowsNoErrorAndStopsLoading() async {
-        let gate = Gate()
-        var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
-        repository.onFetchAll = {
-            await gate.pass()
+        let viewModel = await afterACancelledLoad {
             try Task.checkCancellation()
             return Mahsulot.namunalar
         }
-        let viewModel = MahsulotlarViewModel(repository: repository)
-        let load = Task { await viewModel.yuklash() }
-        await gate.waitForArrival()
-        load.cancel()
-        gate.open()
-        await load.value
 
         #expect(viewModel.xatoXabari == nil)
         #expect(viewModel.mahsulotlar.isEmpty)
@@ -146,19 +132,10 @@ import Testing
     /// A cancelled load whose repository throws its own error (as `RemoteFirstRepository`
     /// rethrows the remote's) is as silent as one that throws `CancellationError`.
     @Test func aCancelledLoadThatThrowsAnotherErrorShowsNoError() async {
-        let gate = Gate()
-        var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
-        repository.onFetchAll = { [offline] in
-            await gate.pass()
+        let viewModel = await afterACancelledLoad { [offline] in
             if Task.isCancelled { throw offline }
             return Mahsulot.namunalar
         }
-        let viewModel = MahsulotlarViewModel(repository: repository)
-        let load = Task { await viewModel.yuklash() }
-        await gate.waitForArrival()
-        load.cancel()
-        gate.open()
-        await load.value
 
         #expect(viewModel.xatoXabari == nil)
         #expect(!viewModel.yuklanmoqda)
@@ -167,20 +144,11 @@ import Testing
     /// Two loads at once (`.task` and `.refreshable`), the newer answering first: the older,
     /// slower answer (here an error) changes nothing when it comes.
     @Test func anOlderLoadAnsweringLastChangesNothing() async {
-        let older = Gate()
-        let newer = Gate()
-        let calls = Mutex(0)
+        let gates = Gates(count: 2)
+        let (older, newer) = (gates[0], gates[1])
         var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
         repository.onFetchAll = { [offline] in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
-            if call == 1 {
-                await older.pass()
-                throw offline
-            }
-            await newer.pass()
+            if await gates.pass() == 0 { throw offline }
             return Mahsulot.namunalar
         }
         let viewModel = MahsulotlarViewModel(repository: repository)
@@ -204,20 +172,11 @@ import Testing
     /// Two loads at once, the older answering first: its products are not shown, and the
     /// spinner keeps turning until the newer load ends.
     @Test func anOlderLoadEndingFirstLeavesTheNewerOneLoading() async {
-        let older = Gate()
-        let newer = Gate()
-        let calls = Mutex(0)
+        let gates = Gates(count: 2)
+        let (older, newer) = (gates[0], gates[1])
         var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
         repository.onFetchAll = { [oldCopies] in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
-            if call == 1 {
-                await older.pass()
-                return oldCopies
-            }
-            await newer.pass()
+            if await gates.pass() == 0 { return oldCopies }
             return Mahsulot.namunalar
         }
         let viewModel = MahsulotlarViewModel(repository: repository)
@@ -235,5 +194,25 @@ import Testing
         await second.value
         #expect(viewModel.mahsulotlar == Mahsulot.namunalar)
         #expect(!viewModel.yuklanmoqda)
+    }
+
+    /// The view model after a load the test cancelled while the repository held it; the
+    /// held call then goes on with `answer`.
+    private func afterACancelledLoad(
+        answer: @escaping @Sendable () async throws -> [Mahsulot]
+    ) async -> MahsulotlarViewModel {
+        let gate = Gate()
+        var repository = AnyRepository<Mahsulot, Int>.unimplemented("mahsulotlar")
+        repository.onFetchAll = {
+            await gate.pass()
+            return try await answer()
+        }
+        let viewModel = MahsulotlarViewModel(repository: repository)
+        let load = Task { await viewModel.yuklash() }
+        await gate.waitForArrival()
+        load.cancel()
+        gate.open()
+        await load.value
+        return viewModel
     }
 }

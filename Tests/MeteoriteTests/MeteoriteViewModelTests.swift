@@ -4,7 +4,6 @@ import Repositories
 import RepositoriesSQLite
 import RepositoriesTestSupport
 import RepositoriesTesting
-import Synchronization
 import Testing
 
 @testable import Meteorite
@@ -120,8 +119,9 @@ import Testing
     /// Two fetches at once (`.task` and `.refreshable`), the newer answering first: the
     /// older, slower answer changes nothing when it comes.
     @Test func anOlderFetchAnsweringLastChangesNothing() async {
-        let (older, newer) = (Gate(), Gate())
-        let viewModel = MeteoriteViewModel(dataRepo: twoFetches(older: older, newer: newer))
+        let gates = Gates(count: 2)
+        let (older, newer) = (gates[0], gates[1])
+        let viewModel = MeteoriteViewModel(dataRepo: twoFetches(at: gates))
         let first = Task { await viewModel.initFetch() }
         await older.waitForArrival()
         let second = Task { await viewModel.initFetch() }
@@ -142,8 +142,9 @@ import Testing
     /// Two fetches at once, the older ending first: it shows nothing, and the spinner turns
     /// until the newer ends.
     @Test func anOlderFetchEndingFirstLeavesTheNewerOneLoading() async {
-        let (older, newer) = (Gate(), Gate())
-        let viewModel = MeteoriteViewModel(dataRepo: twoFetches(older: older, newer: newer))
+        let gates = Gates(count: 2)
+        let (older, newer) = (gates[0], gates[1])
+        let viewModel = MeteoriteViewModel(dataRepo: twoFetches(at: gates))
         let first = Task { await viewModel.initFetch() }
         await older.waitForArrival()
         let second = Task { await viewModel.initFetch() }
@@ -160,21 +161,12 @@ import Testing
         #expect(!viewModel.isLoading)
     }
 
-    /// A data repository whose first fetch waits at `older` and then fails, and whose
-    /// second waits at `newer` and then answers the test's meteorites.
-    private func twoFetches(older: Gate, newer: Gate) -> AnyRepository<Meteorite, Int> {
-        let calls = Mutex(0)
+    /// A data repository whose first fetch waits at `gates[0]` and then fails, and whose
+    /// second waits at `gates[1]` and then answers the test's meteorites.
+    private func twoFetches(at gates: Gates) -> AnyRepository<Meteorite, Int> {
         var dataRepo = AnyRepository<Meteorite, Int>.unimplemented("dataRepo")
         dataRepo.onFetchQuery = { [offline, meteorites] query in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
-            if call == 1 {
-                await older.pass()
-                throw offline
-            }
-            await newer.pass()
+            if await gates.pass() == 0 { throw offline }
             return try query.apply(to: meteorites)
         }
         return dataRepo
