@@ -94,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RepositoriesSQLiteTests",
-            dependencies: ["RepositoriesSQLite", "RepositoriesTesting"]
+            dependencies: ["RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport"]
         ),
         .testTarget(
             name: "ExampleSupportTests",

@@ -4,6 +4,8 @@ import RepositoriesSQLite
 import RepositoriesTesting
 import Testing
 
+import enum RepositoriesTestSupport.FileDamage
+
 /// Damage a real database file at seeded random places: opening and reading it yields
 /// exactly the acknowledged data, or throws `corrupted` and leaves the file byte-for-byte as
 /// it was. Never different data, never fewer rows.
@@ -73,45 +75,6 @@ import Testing
         return Pristine(bytes: Array(try Data(contentsOf: url)), contents: try await model.fetchAll())
     }
 
-    enum Damage: CustomStringConvertible {
-        case flip(at: Int, mask: UInt8)
-        case truncate(to: Int)
-        case append([UInt8])
-
-        var description: String {
-            switch self {
-            case .flip(let offset, let mask): "flip byte \(offset) with mask \(mask)"
-            case .truncate(let length): "truncate to \(length) bytes"
-            case .append(let garbage): "append \(garbage.count) bytes of garbage"
-            }
-        }
-
-        func apply(to bytes: inout [UInt8]) {
-            switch self {
-            case .flip(let offset, let mask): bytes[offset] ^= mask
-            case .truncate(let length): bytes.removeSubrange(length...)
-            case .append(let garbage): bytes += garbage
-            }
-        }
-
-        static func random(_ number: Int, size: Int, using random: inout SeededRandomNumberGenerator)
-            -> Damage
-        {
-            switch number % 3 {
-            case 0:
-                .flip(
-                    at: Int.random(in: 0..<size, using: &random),
-                    mask: UInt8.random(in: 1...255, using: &random))
-            case 1: .truncate(to: Int.random(in: 0..<size, using: &random))
-            default:
-                .append(
-                    (0..<Int.random(in: 1...64, using: &random)).map { _ in
-                        UInt8.random(in: 0...255, using: &random)
-                    })
-            }
-        }
-    }
-
     /// What opening and reading a damaged copy gave.
     enum Outcome {
         /// Every read answered, with what it answered.
@@ -147,7 +110,7 @@ import Testing
             var random = SeededRandomNumberGenerator(seed: 2_026)
             var outcomes = (exact: 0, corrupted: 0, hiddenFromLookups: 0, emptied: 0)
             for number in 0..<cases {
-                let damage = Damage.random(number, size: pristine.bytes.count, using: &random)
+                let damage = FileDamage.random(number, size: pristine.bytes.count, using: &random)
                 var bytes = pristine.bytes
                 damage.apply(to: &bytes)
                 let url = scratch.newFile("case-\(number)")

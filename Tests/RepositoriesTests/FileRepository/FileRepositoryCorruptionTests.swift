@@ -55,45 +55,15 @@ import Testing
         return History(bytes: Array(try Data(contentsOf: url)), checkpoints: checkpoints)
     }
 
-    enum Damage: CustomStringConvertible {
-        case flip(at: Int, mask: UInt8)
-        case truncate(to: Int)
-        case append([UInt8])
-
-        var description: String {
-            switch self {
-            case .flip(let offset, let mask): "flip byte \(offset) with mask \(mask)"
-            case .truncate(let length): "truncate to \(length) bytes"
-            case .append(let garbage): "append \(garbage.count) bytes of garbage"
-            }
-        }
-    }
-
     @Test func damageIsEitherATornTailOrCorruptedWithTheFileUntouched() async throws {
         let history = try await makeHistory()
         let full = try #require(history.checkpoints.last?.contents)
         var random = SeededRandomNumberGenerator(seed: 77)
         var outcomes = (torn: 0, corrupted: 0)
         for number in 0..<240 {
-            let damage: Damage =
-                switch number % 3 {
-                case 0:
-                    .flip(
-                        at: Int.random(in: 0..<history.bytes.count, using: &random),
-                        mask: UInt8.random(in: 1...255, using: &random))
-                case 1: .truncate(to: Int.random(in: 0..<history.bytes.count, using: &random))
-                default:
-                    .append(
-                        (0..<Int.random(in: 1...64, using: &random)).map { _ in
-                            UInt8.random(in: 0...255, using: &random)
-                        })
-                }
+            let damage = FileDamage.random(number, size: history.bytes.count, using: &random)
             var bytes = history.bytes
-            switch damage {
-            case .flip(let offset, let mask): bytes[offset] ^= mask
-            case .truncate(let length): bytes.removeSubrange(length...)
-            case .append(let garbage): bytes += garbage
-            }
+            damage.apply(to: &bytes)
             let url = directory.file("case-\(number).store")
             try Data(bytes).write(to: url)
 
