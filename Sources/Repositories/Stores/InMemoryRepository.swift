@@ -26,17 +26,17 @@ where Entity.ID: Sendable {
     /// The type that identifies an entity.
     public typealias ID = Entity.ID
 
-    @usableFromInline let storage: Mutex<InMemoryStorage<Entity>>
+    @usableFromInline let storage: Mutex<_InMemoryStorage<Entity>>
 
     /// Creates an empty repository that keeps every entity.
     public init() {
-        storage = Mutex(InMemoryStorage(capacity: nil))
+        storage = Mutex(_InMemoryStorage(capacity: nil))
     }
 
     /// Creates a repository holding `entities`, in their order; a later entity with a
     /// repeated ID replaces the earlier one in its place.
     public init(_ entities: some Sequence<Entity>) {
-        var initial = InMemoryStorage<Entity>(capacity: nil)
+        var initial = _InMemoryStorage<Entity>(capacity: nil)
         for entity in entities { initial.upsert(entity) }
         storage = Mutex(initial)
     }
@@ -48,7 +48,7 @@ where Entity.ID: Sendable {
     public init(capacity: Int) {
         precondition(
             capacity > 0, "InMemoryRepository(capacity:) needs a capacity above zero, got \(capacity)")
-        storage = Mutex(InMemoryStorage(capacity: capacity))
+        storage = Mutex(_InMemoryStorage(capacity: capacity))
     }
 
     /// The most entities kept at once, or `nil` when there is no limit.

@@ -5,7 +5,7 @@ struct OpenedJournal<Entity: Identifiable & Sendable>: @unchecked Sendable where
     // @unchecked: the file is handed from the queue that opened it to the store, and used
     // by the store's queue only from then on.
     var file: JournalFile
-    var index: InMemoryStorage<Entity>
+    var index: _InMemoryStorage<Entity>
     var fileLength: Int
     var totalRecords: Int
     var setAside: Int
@@ -121,7 +121,7 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     let path: String
     let decoder: JSONDecoder
     let policy: FileRepository<Entity>.UndecodableRecords
-    var index = InMemoryStorage<Entity>(capacity: nil)
+    var index = _InMemoryStorage<Entity>(capacity: nil)
     var totalRecords = 0
     var undecodable: [UndecodableRecord] = []
 

@@ -4,7 +4,7 @@ extension FileRepository {
     /// Queues `bytes` for the writer and waits until they are durable, then applies
     /// `mutation` to the index. The first writer to arrive starts the drain; the others
     /// join the batch it is about to write (group commit).
-    func submit(_ bytes: [UInt8], _ mutation: FileState<Entity>.Mutation) async throws {
+    func submit(_ bytes: [UInt8], _ mutation: _FileState<Entity>.Mutation) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let outcome: Result<Bool, any Error> = state.withLock { state in
                 do {
@@ -28,7 +28,7 @@ extension FileRepository {
     /// the queue is empty. Runs on the writer queue.
     func drain() {
         while true {
-            let batch: [FileState<Entity>.PendingWrite] = state.withLock { state in
+            let batch: [_FileState<Entity>.PendingWrite] = state.withLock { state in
                 if state.pending.isEmpty {
                     state.draining = false
                     return []

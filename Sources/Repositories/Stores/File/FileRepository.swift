@@ -58,7 +58,7 @@ where Entity.ID: Codable & Sendable {
     // Reads are inlinable, like InMemoryRepository's, so they are specialized for the
     // caller's entity: unspecialized, the lookup ran through generic metadata and cost
     // about six times a raw dictionary's (figure 6 of the benchmark).
-    @usableFromInline let state: Mutex<FileState<Entity>>
+    @usableFromInline let state: Mutex<_FileState<Entity>>
     let writer: DispatchQueue
     let journal: JournalBox
 
@@ -88,7 +88,7 @@ where Entity.ID: Codable & Sendable {
         self.writer = queue
         self.journal = JournalBox(opened.file)
         self.state = Mutex(
-            FileState(index: opened.index, fileLength: opened.fileLength, totalRecords: opened.totalRecords))
+            _FileState(index: opened.index, fileLength: opened.fileLength, totalRecords: opened.totalRecords))
         // Set-aside records now live in the side file; rewriting the store without them
         // keeps the next open from setting them aside again.
         if opened.setAside > 0 { try await compact() }

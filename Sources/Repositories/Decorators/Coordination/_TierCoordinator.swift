@@ -19,7 +19,7 @@ import Synchronization
 /// ``suspects`` and ``read(_:_:)`` are on the decorators' hit paths, which are inlinable
 /// (see ``CacheAsideRepository/fetch(id:)``), so they are visible to inlined code.
 @usableFromInline
-final class TierCoordinator<ID: Hashable & Sendable, Entity: Sendable>: Sendable {
+final class _TierCoordinator<ID: Hashable & Sendable, Entity: Sendable>: Sendable {
     /// What is known about the whole collection: its IDs in order, as of `storedAt`.
     struct WholeSet: Sendable {
         var ids: [ID]
@@ -36,7 +36,7 @@ final class TierCoordinator<ID: Hashable & Sendable, Entity: Sendable>: Sendable
 
     let tracker = ReadTracker<ID>()
     let lock = KeyedAsyncLock<ID>()
-    @usableFromInline let suspects = SuspectKeys<ID>()
+    @usableFromInline let suspects = _SuspectKeys<ID>()
     let byID = SingleFlight<ID, Entity?>()
     let whole = SingleFlight<Whole, [Entity]>()
     @usableFromInline let report: @Sendable (TierFailure) -> Void

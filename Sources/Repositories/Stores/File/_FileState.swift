@@ -3,7 +3,7 @@ import Foundation
 /// What a ``FileRepository`` holds in memory: the index every read is served from, the
 /// writes waiting for the writer queue, and the bookkeeping for compaction.
 @usableFromInline
-struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
+struct _FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
     /// A change, applied to the index once its record is on disk.
     enum Mutation {
         case save(Entity)
@@ -19,7 +19,7 @@ struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    @usableFromInline var index: InMemoryStorage<Entity>
+    @usableFromInline var index: _InMemoryStorage<Entity>
     /// The file's length: where the next record goes.
     var fileLength: Int
     /// Entity-level records in the file (a batch of *n* counts *n*); those beyond the live
@@ -35,7 +35,7 @@ struct FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
     /// Why the last automatic compaction failed, if it did; it is tried again later.
     var compactionError: RepositoryError?
 
-    init(index: InMemoryStorage<Entity>, fileLength: Int, totalRecords: Int) {
+    init(index: _InMemoryStorage<Entity>, fileLength: Int, totalRecords: Int) {
         self.index = index
         self.fileLength = fileLength
         self.totalRecords = totalRecords

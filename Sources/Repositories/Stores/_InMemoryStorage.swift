@@ -9,7 +9,7 @@
 /// A value type mutated in place under the repository's lock; it is never copied.
 /// Inlinable, so callers in other modules get it specialized for their entity.
 @usableFromInline
-struct InMemoryStorage<Entity: Identifiable> {
+struct _InMemoryStorage<Entity: Identifiable> {
     @usableFromInline typealias ID = Entity.ID
 
     /// Links of the recency list; `none` ends it.

@@ -44,7 +44,7 @@ where Cache.Entity == Source.Entity, Cache.ID == Source.ID {
     public let source: Source
     /// The repository that holds copies of it.
     public let cache: Cache
-    private let tiers: TierCoordinator<ID, Entity>
+    private let tiers: _TierCoordinator<ID, Entity>
 
     /// Puts `cache` in front of `source`; `onTierFailure` is told about cache failures that
     /// were worked around.
@@ -53,7 +53,7 @@ where Cache.Entity == Source.Entity, Cache.ID == Source.ID {
     ) {
         self.source = source
         self.cache = cache
-        self.tiers = TierCoordinator(report: onTierFailure)
+        self.tiers = _TierCoordinator(report: onTierFailure)
     }
 
     /// How many callers are waiting on a shared source read right now.

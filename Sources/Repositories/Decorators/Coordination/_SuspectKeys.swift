@@ -13,10 +13,10 @@ import Synchronization
 /// any mark is set. A mark made before a write returned is seen by every read that starts
 /// after it (release store, acquire load). Inlinable, with the decorators' hit paths, so
 /// that callers in other modules get it specialized; a noncopyable struct stored in its
-/// ``TierCoordinator``, rather than a class of its own, so that the hit path does not retain
+/// ``_TierCoordinator``, rather than a class of its own, so that the hit path does not retain
 /// and release it.
 @usableFromInline
-struct SuspectKeys<Key: Hashable & Sendable>: ~Copyable, Sendable {
+struct _SuspectKeys<Key: Hashable & Sendable>: ~Copyable, Sendable {
     // Internal, not private: a noncopyable struct stored inline in another file's class
     // needs its fields' metadata there (a private type's is not linkable from that file).
     struct State {

@@ -75,7 +75,7 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     @usableFromInline let startInterval: TimeInterval
     /// ``timeToLive`` in seconds, converted once rather than on every hit.
     @usableFromInline let timeToLiveInterval: TimeInterval
-    @usableFromInline let tiers: TierCoordinator<ID, Entity>
+    @usableFromInline let tiers: _TierCoordinator<ID, Entity>
 
     /// Puts `cache` in front of `source`.
     ///
@@ -104,7 +104,7 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
         self.timeToLiveInterval = timeToLive.timeInterval
         self.elapsedSeconds = ElapsedClock(clock).seconds
         self.startInterval = startDate.timeIntervalSinceReferenceDate
-        self.tiers = TierCoordinator(report: onTierFailure)
+        self.tiers = _TierCoordinator(report: onTierFailure)
     }
 
     /// How many callers are waiting on a shared source read right now: for metrics, and for
@@ -188,7 +188,7 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
         return try await tiers.whole.run(.collection) { [self] in try await loadAll() }
     }
 
-    private func freshWholeSet() -> TierCoordinator<ID, Entity>.WholeSet? {
+    private func freshWholeSet() -> _TierCoordinator<ID, Entity>.WholeSet? {
         guard let wholeSet = tiers.wholeSet, let storedAt = wholeSet.storedAt, isFresh(storedAt),
             !tiers.suspects.allSuspect
         else { return nil }

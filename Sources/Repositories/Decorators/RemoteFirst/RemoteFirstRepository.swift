@@ -73,7 +73,7 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
     /// Where reads go.
     public let readPolicy: ReadPolicy
     private let shouldFallBack: @Sendable (any Error) -> Bool
-    let tiers: TierCoordinator<ID, Entity>
+    let tiers: _TierCoordinator<ID, Entity>
     let ages: MirrorAges<ID>
 
     /// Puts `local` beside `remote`.
@@ -97,7 +97,7 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         self.local = local
         self.readPolicy = readPolicy
         self.shouldFallBack = shouldFallBack
-        self.tiers = TierCoordinator(report: onTierFailure)
+        self.tiers = _TierCoordinator(report: onTierFailure)
         self.ages = MirrorAges(clock: ElapsedClock(clock))
     }
 
