@@ -45,6 +45,11 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         case decodingFailed
         /// The repository was closed and can no longer be used.
         case closed
+        /// A write reached the primary store (the remote, the source) but a second store
+        /// beside it (a local mirror, a cache) could not take it. Nothing is lost: the
+        /// primary has the write. ``RepositoryError/underlying`` is the second store's error;
+        /// the reason says whether its old copy was removed. Writing again is safe.
+        case partiallyApplied
 
         /// The code's name, as written in Swift.
         public var description: String { rawValue }

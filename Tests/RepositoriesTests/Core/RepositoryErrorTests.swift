@@ -46,6 +46,8 @@ import Testing
             .encodingFailed(id: "1", underlying: Underlying()),
             .decodingFailed(record: "1", underlying: Underlying()),
             .closed(),
+            .partiallyApplied(
+                .save, removed: true, underlying: Underlying(), primary: "remote", second: "local store"),
         ]
         #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.allCases))
     }
