@@ -34,7 +34,8 @@ import Foundation
 /// ## Writes
 ///
 /// Every write goes to the source, then drops the cached copies it touched (`deleteAll()`
-/// empties the cache) and forgets the cached whole collection, before returning.
+/// empties the cache) and forgets the cached whole collection, before returning. Writes
+/// that share an ID run one after the other.
 ///
 /// ## Races
 ///
@@ -51,7 +52,8 @@ import Foundation
 /// | the source, on a write | its error is thrown, and the copies it touched are dropped anyway, because a write that threw may have landed |
 /// | the cache, on a read | reported as ``TierFailure/Stage/read``; the source answers |
 /// | the cache, on a fill | reported as ``TierFailure/Stage/fill``; the source's answer is returned; the key is suspect until a later fill succeeds |
-/// | the cache, on an invalidation | reported as ``TierFailure/Stage/invalidate``; the write still succeeds (the source has it), and this process never serves the stale copy: reads of it go to the source until a fill or invalidation rewrites it. After a restart, a durable cache may serve it until it expires |
+/// | the cache, on a write (dropping the copies) | a ``RepositoryError`` with code ``RepositoryError/Code/partiallyApplied`` is thrown: the source has the write (nothing is lost), and this process never serves the stale copy: reads of it go to the source until a fill or invalidation rewrites it. After a restart, a durable cache may serve it until it expires, so write again or call ``invalidate(ids:)`` |
+/// | the cache, on ``invalidate(ids:)`` | reported as ``TierFailure/Stage/invalidate``; this process never serves the stale copy |
 ///
 /// Nothing is cached for an ID the source does not have: each `fetch(id:)` of it reads the
 /// source.
@@ -104,12 +106,12 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
         self.timeToLiveInterval = timeToLive.timeInterval
         self.elapsedSeconds = ElapsedClock(clock).seconds
         self.startInterval = startDate.timeIntervalSinceReferenceDate
-        self.tiers = _TierCoordinator(report: onTierFailure)
+        self.tiers = _TierCoordinator(role: .cache, primary: "source", second: "cache", report: onTierFailure)
     }
 
     /// How many callers are waiting on a shared source read right now: for metrics, and for
     /// tests that must know every caller has joined before letting the read finish.
-    public var waitingCallerCount: Int { tiers.waitingCallerCount }
+    package var waitingCallerCount: Int { tiers.waitingCallerCount }
 
     /// Now, in wall-clock time: `startDate` plus the time elapsed on the clock.
     @inlinable
@@ -140,7 +142,7 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
         // the benchmark). Only this hit path is inlined; a miss calls `miss(_:mayHoldCopy:)`.
         // The cache is called directly, not through `tiers.read` and a closure, for the same
         // reason.
-        guard !tiers.suspects.contains(id) else { return try await miss(id, mayHoldCopy: true) }
+        guard !tiers.isSuspect(id) else { return try await miss(id, mayHoldCopy: true) }
         let entry: Cached<Entity>?
         do {
             entry = try await cache.fetch(id: id)
@@ -160,23 +162,24 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     /// nothing.
     @usableFromInline
     func miss(_ id: ID, mayHoldCopy: Bool) async throws -> Entity? {
-        try await tiers.byID.run(id) { [self] in try await load(id, removingCopy: mayHoldCopy) }
+        try await tiers.sharedLoad(id) { [self] in try await load(id, removingCopy: mayHoldCopy) }
     }
 
     private func load(_ id: ID, removingCopy: Bool) async throws -> Entity? {
-        try await tiers.tracker.reading(.key(id)) { token in
-            let value = try await source.fetch(id: id)
-            let storedAt = now()
-            guard value != nil || removingCopy else { return value }
-            await tiers.fill(.key(id), token: token, operation: .fetch) {
-                if let value {
-                    try await cache.save(Cached(value, storedAt: storedAt))
-                } else {
-                    try await cache.delete(id: id)
+        let (value, _) = try await tiers.load(
+            .key(id), read: { (try await source.fetch(id: id), now()) },
+            fillScope: { value, _ in value != nil || removingCopy ? .key(id) : nil },
+            fill: { answer, fill in
+                let (value, storedAt) = answer
+                await fill.copy(.key(id), .fetch) {
+                    if let value {
+                        try await cache.save(Cached(value, storedAt: storedAt))
+                    } else {
+                        try await cache.delete(id: id)
+                    }
                 }
-            }
-            return value
-        }
+            })
+        return value
     }
 
     /// Returns the cached whole collection while fresh; otherwise reads the source and
@@ -185,52 +188,25 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     /// - Throws: the source's error when the source had to be read and failed.
     public func fetchAll() async throws -> [Entity] {
         if let cached = try await cachedWholeSet(.fetchAll) { return cached }
-        return try await tiers.whole.run(.collection) { [self] in try await loadAll() }
-    }
-
-    private func freshWholeSet() -> _TierCoordinator<ID, Entity>.WholeSet? {
-        guard let wholeSet = tiers.wholeSet, let storedAt = wholeSet.storedAt, isFresh(storedAt),
-            !tiers.suspects.allSuspect
-        else { return nil }
-        return wholeSet
+        return try await tiers.sharedLoadAll { [self] in try await loadAll() }
     }
 
     private func cachedWholeSet(_ operation: RepositoryOperation) async throws -> [Entity]? {
-        guard let wholeSet = freshWholeSet() else { return nil }
-        let ids = wholeSet.ids
-        guard let entries = try await tiers.read(operation, { try await cache.fetch(ids: ids) }),
-            entries.count == ids.count
-        else { return nil }
-        if !tiers.suspects.isEmpty, entries.contains(where: { tiers.suspects.contains($0.id) }) { return nil }
-        return entries.map(\.value)
+        try await tiers.readWholeSet(
+            operation, isUsable: { $0.storedAt.map(isFresh) ?? false }, { try await cache.fetch(ids: $0) }
+        )?.map(\.value)
     }
 
     private func loadAll() async throws -> [Entity] {
-        let writes = tiers.writeCount
-        return try await tiers.tracker.reading(.all) { token in
-            let values = try await source.fetchAll()
-            let storedAt = now()
-            await tiers.lock.withLock(.all) {
-                guard tiers.tracker.isClean(token) else { return }
-                do {
-                    try await cache.deleteAll()
-                } catch {
-                    tiers.suspects.mark(.all)
-                    tiers.report(TierFailure(stage: .fill, operation: .fetchAll, error: error))
-                    return
-                }
-                tiers.suspects.clear(.all)
-                do {
-                    try await cache.save(contentsOf: values.map { Cached($0, storedAt: storedAt) })
-                } catch {
-                    // The batch is all or nothing: the cache is empty, which is safe.
-                    tiers.report(TierFailure(stage: .fill, operation: .fetchAll, error: error))
-                    return
-                }
-                tiers.recordWholeSet(.init(ids: values.map(\.id), storedAt: storedAt), ifWritesAre: writes)
-            }
-            return values
-        }
+        let (values, _) = try await tiers.load(
+            .all, read: { (try await source.fetchAll(), now()) },
+            fill: { answer, fill in
+                let (values, storedAt) = answer
+                let entries = values.map { Cached($0, storedAt: storedAt) }
+                guard await fill.replaceAll(in: cache, with: entries, .fetchAll) else { return }
+                fill.recordWholeSet(.init(ids: values.map(\.id), storedAt: storedAt))
+            })
+        return values
     }
 
     /// Returns fresh cached entities and reads the others from the source in one call,
@@ -241,8 +217,8 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
         var seen = Set<ID>()
         let unique = ids.filter { seen.insert($0).inserted }
         var found: [ID: Entity] = [:]
-        var copies = Set(unique.filter { tiers.suspects.contains($0) })
-        let candidates = unique.filter { !copies.contains($0) }
+        let candidates = tiers.trusted(unique)
+        var copies = Set(unique).subtracting(candidates)
         if let entries = try await tiers.read(.fetchIDs, { try await cache.fetch(ids: candidates) }) {
             for entry in entries {
                 if isFresh(entry.storedAt) { found[entry.id] = entry.value } else { copies.insert(entry.id) }
@@ -259,18 +235,19 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
 
     private func load(_ ids: [ID], removingCopies copies: Set<ID>) async throws -> [Entity] {
         let scope = KeyScope<ID>.keys(Set(ids))
-        return try await tiers.tracker.reading(scope) { token in
-            let values = try await source.fetch(ids: ids)
-            let storedAt = now()
-            let gone = copies.subtracting(values.map(\.id))
-            await tiers.fill(scope, token: token, operation: .fetchIDs) {
-                if !values.isEmpty {
-                    try await cache.save(contentsOf: values.map { Cached($0, storedAt: storedAt) })
+        let (values, _) = try await tiers.load(
+            scope, read: { (try await source.fetch(ids: ids), now()) },
+            fill: { answer, fill in
+                let (values, storedAt) = answer
+                let gone = copies.subtracting(values.map(\.id))
+                await fill.copy(scope, .fetchIDs) {
+                    if !values.isEmpty {
+                        try await cache.save(contentsOf: values.map { Cached($0, storedAt: storedAt) })
+                    }
+                    if !gone.isEmpty { try await cache.delete(ids: Array(gone)) }
                 }
-                if !gone.isEmpty { try await cache.delete(ids: Array(gone)) }
-            }
-            return values
-        }
+            })
+        return values
     }
 
     /// Applies `query` to the cached whole collection while it is fresh; otherwise passes it
@@ -286,44 +263,41 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
 
     /// Counts the cached whole collection while it is fresh; otherwise asks the source.
     public func count() async throws -> Int {
-        if let wholeSet = freshWholeSet() { return wholeSet.ids.count }
+        if let wholeSet = tiers.wholeSet, let storedAt = wholeSet.storedAt, isFresh(storedAt) {
+            return wholeSet.ids.count
+        }
         return try await source.count()
     }
 
     // MARK: Writing
 
+    /// Writes to the source, then drops the cached copies in `scope` (even when the source
+    /// threw: the write may have landed).
     private func write(
-        _ scope: KeyScope<ID>, _ operation: RepositoryOperation, _ body: () async throws -> Void
+        _ scope: KeyScope<ID>, _ operation: RepositoryOperation, _ primary: () async throws -> Void
     ) async throws {
-        do {
-            try await body()
-        } catch {
-            await invalidate(scope, during: operation)
-            throw error
-        }
-        await invalidate(scope, during: operation)
+        try await tiers.write(
+            scope, operation, afterPrimaryFailure: .applyAnyway, primary: primary,
+            second: { try await drop(scope) })
     }
 
-    private func invalidate(_ scope: KeyScope<ID>, during operation: RepositoryOperation?) async {
-        tiers.noteWrite(scope)
-        await tiers.lock.withLock(scope) {
-            do {
-                switch scope {
-                case .all: try await cache.deleteAll()
-                case .keys(let keys) where keys.count == 1: try await cache.delete(id: keys.first!)
-                case .keys(let keys): try await cache.delete(ids: Array(keys))
-                }
-                tiers.suspects.clear(scope)
-            } catch {
-                tiers.suspects.mark(scope)
-                tiers.report(TierFailure(stage: .invalidate, operation: operation, error: error))
+    private func drop(_ scope: KeyScope<ID>) async throws {
+        switch scope {
+        case .all: try await cache.deleteAll()
+        case .keys(let keys):
+            if keys.count == 1, let key = keys.first {
+                try await cache.delete(id: key)
+            } else {
+                try await cache.delete(ids: Array(keys))
             }
         }
     }
 
     /// Saves to the source, then drops the cached copy.
     ///
-    /// - Throws: the source's error (the cached copy is dropped anyway).
+    /// - Throws: the source's error (the cached copy is dropped anyway);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the source saved it but the cached copy
+    ///   could not be dropped.
     public func save(_ entity: Entity) async throws {
         try await write(.key(entity.id), .save) { try await source.save(entity) }
     }
@@ -331,7 +305,9 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
     /// Saves the batch to the source (all or nothing, as the source's batch is), then drops
     /// the cached copies.
     ///
-    /// - Throws: the source's error (the cached copies are dropped anyway).
+    /// - Throws: the source's error (the cached copies are dropped anyway);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the source saved it but a cached copy
+    ///   could not be dropped.
     public func save(contentsOf entities: [Entity]) async throws {
         try await write(.keys(Set(entities.map(\.id))), .saveContentsOf) {
             try await source.save(contentsOf: entities)
@@ -340,21 +316,24 @@ where Cache.Entity == Cached<Source.Entity>, Cache.ID == Source.ID {
 
     /// Deletes from the source, then drops the cached copy.
     ///
-    /// - Throws: the source's error (the cached copy is dropped anyway).
+    /// - Throws: the source's error (the cached copy is dropped anyway);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the cached copy could not be dropped.
     public func delete(id: ID) async throws {
         try await write(.key(id), .delete) { try await source.delete(id: id) }
     }
 
     /// Deletes from the source, then drops the cached copies.
     ///
-    /// - Throws: the source's error (the cached copies are dropped anyway).
+    /// - Throws: the source's error (the cached copies are dropped anyway);
+    ///   ``RepositoryError/Code/partiallyApplied`` when a cached copy could not be dropped.
     public func delete(ids: [ID]) async throws {
         try await write(.keys(Set(ids)), .deleteIDs) { try await source.delete(ids: ids) }
     }
 
     /// Deletes everything from the source, then empties the cache.
     ///
-    /// - Throws: the source's error (the cache is emptied anyway).
+    /// - Throws: the source's error (the cache is emptied anyway);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the cache could not be emptied.
     public func deleteAll() async throws {
         try await write(.all, .deleteAll) { try await source.deleteAll() }
     }
@@ -367,13 +346,14 @@ extension CacheAsideRepository: InvalidatableRepository {
         if let source = source as? any InvalidatableRepository<Entity, ID> {
             await source.invalidate(ids: ids)
         }
-        await invalidate(.keys(Set(ids)), during: nil)
+        let scope = KeyScope<ID>.keys(Set(ids))
+        await tiers.invalidate(scope, nil) { try await drop(scope) }
     }
 
     /// Empties the cache and forgets the cached whole collection; when the source keeps
     /// copies too, it drops them first.
     public func invalidateAll() async {
         if let source = source as? any InvalidatableRepository<Entity, ID> { await source.invalidateAll() }
-        await invalidate(.all, during: nil)
+        await tiers.invalidate(.all, nil) { try await drop(.all) }
     }
 }

@@ -49,10 +49,17 @@
 /// |---|---|
 /// | the remote write fails | its error is thrown; the local store is untouched |
 /// | the remote write succeeds, then the local one | returns |
-/// | the remote write succeeds, the local one fails | the local copy is deleted, so it cannot be served stale, and a ``RepositoryError`` is thrown that says the remote has the write but the local store could not take it (its ``RepositoryError/underlying`` is the local error, its code the local error's, or `unavailable`) |
-/// | …and deleting the local copy fails too | the same error, saying the stale copy is still there; this process never serves it (it is left out of fallback and local-first answers, and of the streams) until a later write or mirror rewrites it. After a restart the local store may serve it until then |
+/// | the remote write succeeds, the local one fails | the local copy is deleted, so it cannot be served stale, and a ``RepositoryError`` with code ``RepositoryError/Code/partiallyApplied`` is thrown: the remote has the write (nothing is lost), the local store does not (its error is ``RepositoryError/underlying``) |
+/// | …and deleting the local copy fails too | the same code, saying the stale copy is still there; this process never serves it (it is left out of fallback and local-first answers, and of the streams) until a later write or mirror rewrites it. After a restart the local store may serve it until then |
 ///
-/// Retrying a write that threw is always safe: writes are idempotent.
+/// Writes that share an ID run one after the other, from the remote call to the end of the
+/// local update, so when two saves of one entity overlap the local store ends with the one
+/// the remote holds, whatever order the remote's answers come back in. Retrying a write
+/// that threw is always safe: writes are idempotent.
+///
+/// The local store is a copy this decorator rewrites and prunes to match the remote, so it
+/// must never be a system of record such as a web API: given a ``SystemOfRecord`` as
+/// `local`, the initializer stops the program with a message that says what to write instead.
 ///
 /// ## Streams
 ///
@@ -93,11 +100,13 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         shouldFallBack: @escaping @Sendable (any Error) -> Bool = { !($0 is CancellationError) },
         onTierFailure: @escaping @Sendable (TierFailure) -> Void = { _ in }
     ) {
+        requireCopy(Local.self, as: "local store", of: "RemoteFirstRepository")
         self.remote = remote
         self.local = local
         self.readPolicy = readPolicy
         self.shouldFallBack = shouldFallBack
-        self.tiers = _TierCoordinator(report: onTierFailure)
+        self.tiers = _TierCoordinator(
+            role: .mirror, primary: "remote", second: "local store", report: onTierFailure)
         self.ages = MirrorAges(clock: ElapsedClock(clock))
     }
 
@@ -116,6 +125,40 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         ages = other.ages
     }
 
+    // MARK: Routing
+
+    /// When a local answer is asked for instead of the remote's.
+    private enum LocalTurn {
+        /// Before the remote (``ReadPolicy/localFirst``): only a complete answer will do.
+        case first
+        /// After the remote failed (``ReadPolicy/remoteFirst``): any non-empty answer helps.
+        case fallback
+    }
+
+    /// Sends a read where ``readPolicy`` says: `local` is the local store's plain answer,
+    /// `copy` a local answer fit to stand in for the remote's on its turn (or `nil`), and
+    /// `remote` the remote's answer, mirrored.
+    private func route<T>(
+        local: () async throws -> T, copy: (LocalTurn) async throws -> T?, remote: () async throws -> T
+    ) async throws -> T {
+        switch readPolicy {
+        case .localOnly:
+            return try await local()
+        case .remoteOnly:
+            return try await remote()
+        case .localFirst:
+            if let answer = try await copy(.first) { return answer }
+            return try await remote()
+        case .remoteFirst:
+            do {
+                return try await remote()
+            } catch let error where fallsBack(error) {
+                if let answer = try await copy(.fallback) { return answer }
+                throw error
+            }
+        }
+    }
+
     private func fallsBack(_ error: any Error) -> Bool {
         !(error is CancellationError) && !Task.isCancelled && shouldFallBack(error)
     }
@@ -126,44 +169,31 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
     ///
     /// - Throws: the remote's error when the local store cannot answer in its place.
     public func fetch(id: ID) async throws -> Entity? {
-        switch readPolicy {
-        case .localOnly:
-            return try await local.fetch(id: id)
-        case .remoteOnly:
-            return try await fetchRemote(id)
-        case .localFirst:
-            if let copy = try await localCopy(id) { return copy }
-            return try await fetchRemote(id)
-        case .remoteFirst:
-            do {
-                return try await fetchRemote(id)
-            } catch let error where fallsBack(error) {
-                if let copy = try await localCopy(id) { return copy }
-                throw error
-            }
-        }
+        try await route(
+            local: { try await local.fetch(id: id) },
+            copy: { _ in try await localCopy(id).map { Optional($0) } },
+            remote: { try await fetchRemote(id) })
     }
 
+    /// The local copy of `id`, unless it is known to be stale; `nil` when reading it failed.
     func localCopy(_ id: ID) async throws -> Entity? {
-        guard !tiers.suspects.contains(id) else { return nil }
+        guard !tiers.isSuspect(id) else { return nil }
         return try await tiers.read(.fetch) { try await local.fetch(id: id) } ?? nil
     }
 
     func fetchRemote(_ id: ID) async throws -> Entity? {
-        try await tiers.tracker.reading(.key(id)) { token in
-            let value = try await remote.fetch(id: id)
-            await whenClean(.key(id), token: token) {
-                let current = await currentCopies([id])
+        try await tiers.load(
+            .key(id), read: { try await remote.fetch(id: id) },
+            fill: { value, fill in
+                let current = await currentCopies([id], fill)
                 if let value {
-                    await mirror(.key(id), .fetch) {
+                    await mirror(.key(id), .fetch, fill) {
                         if !isCurrent(value, in: current) { try await local.save(value) }
                     }
                 } else if current == nil || current?[id] != nil {
-                    await mirror(.key(id), .fetch, suspectOnFailure: true) { try await local.delete(id: id) }
+                    await mirror(.key(id), .fetch, fill, removes: true) { try await local.delete(id: id) }
                 }
-            }
-            return value
-        }
+            })
     }
 
     /// Returns every entity as ``readPolicy`` says; a remote answer replaces the local
@@ -171,71 +201,27 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
     ///
     /// - Throws: the remote's error when the local store cannot answer in its place.
     public func fetchAll() async throws -> [Entity] {
-        switch readPolicy {
-        case .localOnly:
-            return try await local.fetchAll()
-        case .remoteOnly:
-            return try await fetchAllRemote()
-        case .localFirst:
-            if tiers.suspects.isEmpty,
-                let all = try await tiers.read(.fetchAll, { try await local.fetchAll() }),
-                !all.isEmpty
-            {
-                return all
-            }
-            return try await fetchAllRemote()
-        case .remoteFirst:
-            do {
-                return try await fetchAllRemote()
-            } catch let error where fallsBack(error) {
-                if let all = try await localCollection(.fetchAll), !all.isEmpty { return all }
-                throw error
-            }
-        }
+        try await route(
+            local: { try await local.fetchAll() },
+            copy: { turn in
+                guard turn == .fallback || tiers.trustsEveryCopy else { return nil }
+                return try await localCollection(.fetchAll).flatMap { $0.isEmpty ? nil : $0 }
+            },
+            remote: { try await fetchAllRemote() })
     }
 
     /// The local collection without the copies known to be stale; `nil` when reading failed.
     func localCollection(_ operation: RepositoryOperation) async throws -> [Entity]? {
-        guard !tiers.suspects.allSuspect else { return nil }
-        guard let all = try await tiers.read(operation, { try await local.fetchAll() }) else { return nil }
-        if tiers.suspects.isEmpty { return all }
-        return all.filter { !tiers.suspects.contains($0.id) }
+        guard !tiers.trustsNoCopy else { return nil }
+        return try await tiers.read(operation) { try await local.fetchAll() }.map { tiers.trusted($0) }
     }
 
     func fetchAllRemote() async throws -> [Entity] {
-        try await tiers.tracker.reading(.all) { token in
-            let values = try await remote.fetchAll()
-            await whenClean(.all, token: token) { await replaceLocal(with: values) }
-            return values
-        }
-    }
-
-    /// Saves the remote's collection locally as one batch (only the entities that changed,
-    /// when the entity is `Equatable`), then deletes what it lacks.
-    private func replaceLocal(with values: [Entity]) async {
-        let current: [Entity]
-        do {
-            current = try await local.fetchAll()
-        } catch {
-            tiers.report(TierFailure(stage: .read, operation: .fetchAll, error: error))
-            return
-        }
-        let currentByID = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-        let changed = values.filter { !isCurrent($0, in: currentByID) }
-        let saved = await mirror(.keys(Set(values.map(\.id))), .fetchAll) {
-            if !changed.isEmpty { try await local.save(contentsOf: changed) }
-        }
-        guard saved else { return }
-        let remoteIDs = Set(values.map(\.id))
-        let stale = current.map(\.id).filter { !remoteIDs.contains($0) }
-        if !stale.isEmpty {
-            let deleted = await mirror(.keys(Set(stale)), .fetchAll, suspectOnFailure: true) {
-                try await local.delete(ids: stale)
-            }
-            guard deleted else { return }
-        }
-        tiers.suspects.clear(.all)
-        ages.refreshed(.all)
+        try await tiers.load(
+            .all, read: { try await remote.fetchAll() },
+            fill: { values, fill in
+                if await fill.replaceAll(in: local, with: values, .fetchAll) { ages.refreshed(.all) }
+            })
     }
 
     /// Returns the entities under `ids` as ``readPolicy`` says, mirroring what the remote
@@ -244,52 +230,41 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
     ///
     /// - Throws: the remote's error when the local store cannot answer in its place.
     public func fetch(ids: [ID]) async throws -> [Entity] {
-        switch readPolicy {
-        case .localOnly:
-            return try await local.fetch(ids: ids)
-        case .remoteOnly:
-            return try await fetchRemote(ids: ids)
-        case .localFirst:
-            let wanted = Set(ids).count
-            if let found = try await localCopies(ids), found.count == wanted { return found }
-            return try await fetchRemote(ids: ids)
-        case .remoteFirst:
-            do {
-                return try await fetchRemote(ids: ids)
-            } catch let error where fallsBack(error) {
-                if let found = try await localCopies(ids), !found.isEmpty { return found }
-                throw error
-            }
-        }
-    }
-
-    private func localCopies(_ ids: [ID]) async throws -> [Entity]? {
-        let trusted = tiers.suspects.isEmpty ? ids : ids.filter { !tiers.suspects.contains($0) }
-        return try await tiers.read(.fetchIDs) { try await local.fetch(ids: trusted) }
+        try await route(
+            local: { try await local.fetch(ids: ids) },
+            copy: { turn in
+                guard
+                    let found = try await tiers.read(
+                        .fetchIDs, { try await local.fetch(ids: tiers.trusted(ids)) })
+                else { return nil }
+                switch turn {
+                case .first: return found.count == Set(ids).count ? found : nil
+                case .fallback: return found.isEmpty ? nil : found
+                }
+            },
+            remote: { try await fetchRemote(ids: ids) })
     }
 
     private func fetchRemote(ids: [ID]) async throws -> [Entity] {
         let scope = KeyScope<ID>.keys(Set(ids))
-        return try await tiers.tracker.reading(scope) { token in
-            let values = try await remote.fetch(ids: ids)
-            await whenClean(scope, token: token) {
-                let current = await currentCopies(ids)
+        return try await tiers.load(
+            scope, read: { try await remote.fetch(ids: ids) },
+            fill: { values, fill in
+                let current = await currentCopies(ids, fill)
                 let changed = values.filter { !isCurrent($0, in: current) }
                 let absent = Set(ids).subtracting(values.map(\.id))
                 let gone = current.map { copies in absent.filter { copies[$0] != nil } } ?? Array(absent)
                 if !values.isEmpty {
-                    await mirror(.keys(Set(values.map(\.id))), .fetchIDs) {
+                    await mirror(.keys(Set(values.map(\.id))), .fetchIDs, fill) {
                         if !changed.isEmpty { try await local.save(contentsOf: changed) }
                     }
                 }
                 if !gone.isEmpty {
-                    await mirror(.keys(Set(gone)), .fetchIDs, suspectOnFailure: true) {
+                    await mirror(.keys(Set(gone)), .fetchIDs, fill, removes: true) {
                         try await local.delete(ids: gone)
                     }
                 }
-            }
-            return values
-        }
+            })
     }
 
     /// Returns the entities that match `query` as ``readPolicy`` says, saving the remote's
@@ -299,71 +274,42 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
     ///   anything is read); the remote's error when the local store cannot answer in its place.
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
         try query.validate()
-        switch readPolicy {
-        case .localOnly:
-            return try await local.fetch(query)
-        case .remoteOnly:
-            return try await fetchRemote(query)
-        case .localFirst:
-            if let found = try await localAnswer(query), !found.isEmpty { return found }
-            return try await fetchRemote(query)
-        case .remoteFirst:
-            do {
-                return try await fetchRemote(query)
-            } catch let error where fallsBack(error) {
-                if let found = try await localAnswer(query), !found.isEmpty { return found }
-                throw error
-            }
-        }
+        return try await route(
+            local: { try await local.fetch(query) },
+            copy: { _ in try await localAnswer(query).flatMap { $0.isEmpty ? nil : $0 } },
+            remote: { try await fetchRemote(query) })
     }
 
     private func localAnswer(_ query: Query<Entity>) async throws -> [Entity]? {
-        if tiers.suspects.isEmpty {
-            return try await tiers.read(.fetchQuery) { try await local.fetch(query) }
-        }
+        if tiers.trustsEveryCopy { return try await tiers.read(.fetchQuery) { try await local.fetch(query) } }
         return try await localCollection(.fetchQuery).map { try query.apply(to: $0) }
     }
 
     private func fetchRemote(_ query: Query<Entity>) async throws -> [Entity] {
-        try await tiers.tracker.reading(.all) { token in
-            let values = try await remote.fetch(query)
-            guard !values.isEmpty else { return values }
-            let scope = KeyScope<ID>.keys(Set(values.map(\.id)))
-            await whenClean(scope, token: token) {
-                let current = await currentCopies(values.map(\.id))
+        try await tiers.load(
+            .all, read: { try await remote.fetch(query) },
+            fillScope: { values in values.isEmpty ? nil : .keys(Set(values.map(\.id))) },
+            fill: { values, fill in
+                let current = await currentCopies(values.map(\.id), fill)
                 let changed = values.filter { !isCurrent($0, in: current) }
-                await mirror(scope, .fetchQuery) {
+                await mirror(.keys(Set(values.map(\.id))), .fetchQuery, fill) {
                     if !changed.isEmpty { try await local.save(contentsOf: changed) }
                 }
-            }
-            return values
-        }
+            })
     }
 
     /// Counts as ``readPolicy`` says; a fallback count leaves out copies known to be stale.
     ///
     /// - Throws: the remote's error when the local store cannot answer in its place.
     public func count() async throws -> Int {
-        switch readPolicy {
-        case .localOnly:
-            return try await local.count()
-        case .remoteOnly:
-            return try await remote.count()
-        case .localFirst:
-            if let count = try await localCount(), count > 0 { return count }
-            return try await remote.count()
-        case .remoteFirst:
-            do {
-                return try await remote.count()
-            } catch let error where fallsBack(error) {
-                if let count = try await localCount(), count > 0 { return count }
-                throw error
-            }
-        }
+        try await route(
+            local: { try await local.count() },
+            copy: { _ in try await localCount().flatMap { $0 > 0 ? $0 : nil } },
+            remote: { try await remote.count() })
     }
 
     private func localCount() async throws -> Int? {
-        if tiers.suspects.isEmpty { return try await tiers.read(.count) { try await local.count() } }
+        if tiers.trustsEveryCopy { return try await tiers.read(.count) { try await local.count() } }
         return try await localCollection(.count)?.count
     }
 
@@ -371,8 +317,9 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
 
     /// The local copies of `ids`, or `nil` when reading them failed (then every copy is
     /// written, as if it had changed).
-    private func currentCopies(_ ids: [ID]) async -> [ID: Entity]? {
-        guard let found = try? await local.fetch(ids: ids) else { return nil }
+    private func currentCopies(_ ids: [ID], _ fill: _TierCoordinator<ID, Entity>.Fill) async -> [ID: Entity]?
+    {
+        guard let found = await fill.read(.fetchIDs, { try await local.fetch(ids: ids) }) else { return nil }
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
     }
 
@@ -383,118 +330,83 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID {
         return equalIfEquatable(copy, entity) ?? false
     }
 
-    /// Runs `body` holding the lock for `scope`, unless a write overlapping the read `token`
-    /// was noted since it began.
-    private func whenClean(_ scope: KeyScope<ID>, token: UInt64, _ body: () async -> Void) async {
-        await tiers.lock.withLock(scope) {
-            guard tiers.tracker.isClean(token) else { return }
-            await body()
-        }
-    }
-
-    /// Copies a remote answer into the local store. On success the copies in `scope` are
-    /// current; on failure the failure is reported, and the copies become suspect when
-    /// `suspectOnFailure` (the remote deleted them, so serving them would be wrong).
-    @discardableResult
+    /// Copies a remote answer into the local store; on success the copies in `scope` agree
+    /// with the remote as of now.
     private func mirror(
-        _ scope: KeyScope<ID>, _ operation: RepositoryOperation, suspectOnFailure: Bool = false,
-        _ body: () async throws -> Void
-    ) async -> Bool {
-        do {
-            try await body()
-        } catch {
-            if suspectOnFailure { tiers.suspects.mark(scope) }
-            tiers.report(TierFailure(stage: .fill, operation: operation, error: error))
-            return false
-        }
-        tiers.suspects.clear(scope)
-        ages.refreshed(scope)
-        return true
+        _ scope: KeyScope<ID>, _ operation: RepositoryOperation, _ fill: _TierCoordinator<ID, Entity>.Fill,
+        removes: Bool = false, _ body: () async throws -> Void
+    ) async {
+        if await fill.copy(scope, operation, removes: removes, body) { ages.refreshed(scope) }
     }
 
     // MARK: Writing
 
-    /// Copies a write the remote accepted into the local store; see the type's table.
-    private func mirrorWrite(
-        _ scope: KeyScope<ID>, _ operation: RepositoryOperation,
-        write: () async throws -> Void, removal: (() async throws -> Void)?
+    /// Writes to the remote, then copies the write into the local store; see the type's table.
+    private func write(
+        _ scope: KeyScope<ID>, _ operation: RepositoryOperation, remote remoteWrite: () async throws -> Void,
+        local localWrite: () async throws -> Void, removal: (() async throws -> Void)? = nil
     ) async throws {
-        tiers.noteWrite(scope)
-        try await tiers.lock.withLock(scope) {
-            let failure: any Error
-            do {
-                try await write()
-                tiers.suspects.clear(scope)
-                ages.refreshed(scope)
-                return
-            } catch {
-                failure = error
-            }
-            var removed = false
-            if let removal {
-                do {
-                    try await removal()
-                    removed = true
-                } catch {
-                    // Reported below through the thrown error, which says the copy is still there.
-                }
-            }
-            if removed { tiers.suspects.clear(scope) } else { tiers.suspects.mark(scope) }
-            throw RepositoryError.staleCopy(
-                operation: operation, removed: removed, underlying: failure, primary: "remote",
-                secondStore: "local store")
-        }
+        try await tiers.write(
+            scope, operation, afterPrimaryFailure: .leave, primary: remoteWrite, second: localWrite,
+            removal: removal)
+        ages.refreshed(scope)
     }
 
     /// Saves to the remote, then to the local store.
     ///
-    /// - Throws: the remote's error (the local store is untouched); a ``RepositoryError``
-    ///   when the remote saved it but the local store could not (see the type's table).
+    /// - Throws: the remote's error (the local store is untouched);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the remote saved it but the local store
+    ///   could not (see the type's table).
     public func save(_ entity: Entity) async throws {
-        try await remote.save(entity)
-        try await mirrorWrite(
-            .key(entity.id), .save, write: { try await local.save(entity) },
-            removal: { try await local.delete(id: entity.id) })
+        try await write(
+            .key(entity.id), .save, remote: { try await remote.save(entity) },
+            local: { try await local.save(entity) }, removal: { try await local.delete(id: entity.id) })
     }
 
     /// Saves the batch to the remote, then to the local store, each all or nothing.
     ///
-    /// - Throws: the remote's error (the local store is untouched); a ``RepositoryError``
-    ///   when the remote saved it but the local store could not (see the type's table).
+    /// - Throws: the remote's error (the local store is untouched);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the remote saved it but the local store
+    ///   could not (see the type's table).
     public func save(contentsOf entities: [Entity]) async throws {
-        try await remote.save(contentsOf: entities)
         let ids = entities.map(\.id)
-        try await mirrorWrite(
-            .keys(Set(ids)), .saveContentsOf, write: { try await local.save(contentsOf: entities) },
+        try await write(
+            .keys(Set(ids)), .saveContentsOf, remote: { try await remote.save(contentsOf: entities) },
+            local: { try await local.save(contentsOf: entities) },
             removal: { try await local.delete(ids: ids) })
     }
 
     /// Deletes from the remote, then from the local store.
     ///
-    /// - Throws: the remote's error (the local store is untouched); a ``RepositoryError``
-    ///   when the remote deleted it but the local store kept its copy.
+    /// - Throws: the remote's error (the local store is untouched);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the remote deleted it but the local
+    ///   store kept its copy.
     public func delete(id: ID) async throws {
-        try await remote.delete(id: id)
-        try await mirrorWrite(.key(id), .delete, write: { try await local.delete(id: id) }, removal: nil)
+        try await write(
+            .key(id), .delete, remote: { try await remote.delete(id: id) },
+            local: { try await local.delete(id: id) })
     }
 
     /// Deletes from the remote, then from the local store.
     ///
-    /// - Throws: the remote's error (the local store is untouched); a ``RepositoryError``
-    ///   when the remote deleted them but the local store kept copies.
+    /// - Throws: the remote's error (the local store is untouched);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the remote deleted them but the local
+    ///   store kept copies.
     public func delete(ids: [ID]) async throws {
-        try await remote.delete(ids: ids)
-        try await mirrorWrite(
-            .keys(Set(ids)), .deleteIDs, write: { try await local.delete(ids: ids) }, removal: nil)
+        try await write(
+            .keys(Set(ids)), .deleteIDs, remote: { try await remote.delete(ids: ids) },
+            local: { try await local.delete(ids: ids) })
     }
 
     /// Deletes everything from the remote, then from the local store.
     ///
-    /// - Throws: the remote's error (the local store is untouched); a ``RepositoryError``
-    ///   when the remote was emptied but the local store could not be.
+    /// - Throws: the remote's error (the local store is untouched);
+    ///   ``RepositoryError/Code/partiallyApplied`` when the remote was emptied but the local
+    ///   store could not be.
     public func deleteAll() async throws {
-        try await remote.deleteAll()
-        try await mirrorWrite(.all, .deleteAll, write: { try await local.deleteAll() }, removal: nil)
+        try await write(
+            .all, .deleteAll, remote: { try await remote.deleteAll() }, local: { try await local.deleteAll() }
+        )
     }
 }
 

@@ -243,12 +243,14 @@ import Testing
         #expect(try await items.fetch(id: 1) == item(1, 1))
     }
 
-    @Test func aFailedInvalidationKeepsTheWriteAndNeverServesTheStaleCopy() async throws {
+    @Test func aFailedInvalidationSaysTheSourceHasTheWriteAndNeverServesTheStaleCopy() async throws {
         try await store.save(item(1))
         _ = try await items.fetch(id: 1)
         cache.failNext(of: .delete, with: offline)
-        try await items.save(item(1, 1))
-        #expect(failures.stages == [.invalidate])
+        let error = await expectRepositoryError(.partiallyApplied) { try await items.save(item(1, 1)) }
+        #expect(error?.description.contains("reached the source") == true)
+        #expect(try await store.fetch(id: 1) == item(1, 1), "the source has the write")
+        #expect(failures.stages == [], "the caller learns it from the error, not the callback")
         #expect(try await cacheStore.fetch(id: 1)?.value == item(1), "the stale copy is still in the cache…")
         #expect(try await items.fetch(id: 1) == item(1, 1), "…but is never served")
         #expect(try await cacheStore.fetch(id: 1)?.value == item(1, 1), "and the next fill repairs it")

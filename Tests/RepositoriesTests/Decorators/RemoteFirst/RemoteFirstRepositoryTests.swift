@@ -187,7 +187,7 @@ import Testing
     @Test func localWriteFailureAfterRemoteSuccessRemovesTheLocalCopyAndThrows() async throws {
         try await items.save(item(1))
         local.failNext(of: .save, with: RepositoryError.locked(location: "local.db"))
-        let error = await expectRepositoryError(.locked) { try await items.save(item(1, 1)) }
+        let error = await expectRepositoryError(.partiallyApplied) { try await items.save(item(1, 1)) }
         #expect(error?.description.contains("reached the remote") == true)
         #expect(error?.description.contains("old copy was removed") == true)
         #expect((error?.underlying as? RepositoryError)?.code == .locked)
@@ -198,7 +198,9 @@ import Testing
     @Test func aBatchWhoseLocalWriteFailsRemovesTheLocalCopies() async throws {
         try await items.save(contentsOf: [item(1), item(2)])
         local.failNext(of: .saveContentsOf, with: offline)
-        await expectRepositoryError(.unavailable) { try await items.save(contentsOf: [item(1, 1), item(3)]) }
+        await expectRepositoryError(.partiallyApplied) {
+            try await items.save(contentsOf: [item(1, 1), item(3)])
+        }
         #expect(try await remoteStore.fetchAll() == [item(1, 1), item(2), item(3)])
         #expect(try await localStore.fetchAll() == [item(2)])
     }
@@ -207,7 +209,7 @@ import Testing
         try await items.save(item(1))
         local.failNext(of: .save, with: offline)
         local.failNext(of: .delete, with: offline)
-        let error = await expectRepositoryError(.unavailable) { try await items.save(item(1, 1)) }
+        let error = await expectRepositoryError(.partiallyApplied) { try await items.save(item(1, 1)) }
         #expect(error?.description.contains("still holds the old copy") == true)
         #expect(try await localStore.fetch(id: 1) == item(1))
         remoteFaults.failNext(of: .fetch, with: offline)
@@ -219,7 +221,7 @@ import Testing
     @Test func aLocalDeleteFailureAfterTheRemoteDeleteThrowsAndTheCopyIsNeverServed() async throws {
         try await items.save(item(1))
         local.failNext(of: .delete, with: offline)
-        await expectRepositoryError(.unavailable) { try await items.delete(id: 1) }
+        await expectRepositoryError(.partiallyApplied) { try await items.delete(id: 1) }
         #expect(try await remoteStore.fetch(id: 1) == nil)
         remoteFaults.failNext(of: .fetch, with: offline)
         await expectRepositoryError(.unavailable) { _ = try await items.fetch(id: 1) }

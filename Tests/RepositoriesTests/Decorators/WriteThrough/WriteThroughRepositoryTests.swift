@@ -90,11 +90,14 @@ import Testing
         #expect(try await cacheStore.fetch(id: 1) == item(1, 1), "and the read repairs the cache")
     }
 
-    @Test func aFailedCacheWriteRemovesTheCachesCopy() async throws {
+    @Test func aFailedCacheWriteRemovesTheCachesCopyAndSaysTheSourceHasIt() async throws {
         try await items.save(item(1))
         cache.failNext(of: .save, with: offline)
-        try await items.save(item(1, 1))
-        #expect(failures.stages == [.fill])
+        let error = await expectRepositoryError(.partiallyApplied) { try await items.save(item(1, 1)) }
+        #expect(error?.description.contains("reached the source") == true)
+        #expect(error?.description.contains("old copy was removed") == true)
+        #expect((error?.underlying as? RepositoryError)?.code == .unavailable)
+        #expect(failures.stages == [], "the caller learns it from the error, not the callback")
         #expect(try await store.fetch(id: 1) == item(1, 1))
         #expect(try await cacheStore.fetch(id: 1) == nil)
         #expect(try await items.fetch(id: 1) == item(1, 1))
@@ -105,7 +108,7 @@ import Testing
         try await items.save(item(1))
         cache.failNext(of: .save, with: offline)
         cache.failNext(of: .delete, with: offline)
-        let error = await expectRepositoryError(.unavailable) { try await items.save(item(1, 1)) }
+        let error = await expectRepositoryError(.partiallyApplied) { try await items.save(item(1, 1)) }
         #expect(error?.description.contains("still holds the old copy") == true)
         #expect((error?.underlying as? RepositoryError)?.code == .unavailable)
         #expect(try await store.fetch(id: 1) == item(1, 1), "the source has the write")
@@ -116,7 +119,7 @@ import Testing
     @Test func aFailedCacheDeleteThrowsSayingTheCopyRemains() async throws {
         try await items.save(item(1))
         cache.failNext(of: .delete, with: offline)
-        let error = await expectRepositoryError(.unavailable) { try await items.delete(id: 1) }
+        let error = await expectRepositoryError(.partiallyApplied) { try await items.delete(id: 1) }
         #expect(error?.description.contains("reached the source") == true)
         #expect(try await store.fetch(id: 1) == nil)
         #expect(try await cacheStore.fetch(id: 1) == item(1))
