@@ -62,8 +62,9 @@ final class ContentViewModel {
     }
 
     /// Removes the people at `offsets` from the list at once, then deletes them; when the
-    /// delete fails, puts them back in their places, sets ``errorMessage``, and loads the
-    /// list again so that it shows whom the store still holds.
+    /// delete fails, puts them back in their places (unless the API took the delete and only
+    /// this device's copy failed), sets ``errorMessage``, and loads the list again so that it
+    /// shows whom the store still holds.
     func removePerson(at offsets: IndexSet) async {
         let removed = persons.enumerated().filter { offsets.contains($0.offset) }
         guard !removed.isEmpty else { return }
@@ -73,9 +74,15 @@ final class ContentViewModel {
             try await repository.delete(ids: removed.map(\.element.id))
             errorMessage = nil
         } catch {
-            restore(removed)
             let names = removed.map(\.element.name).joined(separator: ", ")
-            errorMessage = "Could not remove \(names). \(PersonStoreError(error).message)"
+            let failure = PersonStoreError(error)
+            if case .appliedOnServerOnly = failure {
+                // The API deleted them: putting them back would show people it no longer has.
+                errorMessage = "Removed \(names). \(failure.message)"
+            } else {
+                restore(removed)
+                errorMessage = "Could not remove \(names). \(failure.message)"
+            }
             await reloadAfterFailedRemoval()
         }
     }

@@ -9,6 +9,7 @@ import Repositories
 /// | `decodingError` | `decodingFailed` | the stored value does not decode; the error names the element, such as `element 1 of key "person"` |
 /// | `encodingError` | `encodingFailed` | a person cannot be encoded; nothing is written. A `Person` (a string, an integer, a UUID) always encodes |
 /// | (new) `unreachable` | `unavailable`, `timedOut`, `circuitOpen` | the people API cannot be reached |
+/// | (new) `appliedOnServerOnly` | `partiallyApplied` | the people API took the write, this device's copy could not |
 enum PersonStoreError: Equatable, Sendable {
     /// No person is stored under the ID (`notFound`).
     case dataNotFound(id: String)
@@ -18,6 +19,9 @@ enum PersonStoreError: Equatable, Sendable {
     case encodingError(id: String?)
     /// The people API cannot be reached (`unavailable`, `timedOut`, `circuitOpen`).
     case unreachable(reason: String)
+    /// The people API took the write but this device's copy could not (`partiallyApplied`);
+    /// `reason` is the device's error. Nothing is lost.
+    case appliedOnServerOnly(reason: String)
     /// Any other failure, as the error describes itself.
     case other(String)
 
@@ -32,6 +36,9 @@ enum PersonStoreError: Equatable, Sendable {
         case .decodingFailed: self = .decodingError(record: error.record ?? "the stored value")
         case .encodingFailed: self = .encodingError(id: error.id)
         case .unavailable, .timedOut, .circuitOpen: self = .unreachable(reason: error.reason)
+        case .partiallyApplied:
+            let device = (error.underlying as? RepositoryError)?.reason ?? error.underlying.map { "\($0)" }
+            self = .appliedOnServerOnly(reason: device ?? error.reason)
         default: self = .other("\(error)")
         }
     }
@@ -47,6 +54,8 @@ enum PersonStoreError: Equatable, Sendable {
             "The person\(id.map { " \($0)" } ?? "") could not be saved, so nothing was written."
         case .unreachable(let reason):
             "\(reason). Try again when you are back online."
+        case .appliedOnServerOnly(let reason):
+            "The people API has the change, but this device's copy could not be updated (\(reason)). Nothing is lost."
         case .other(let description):
             description
         }

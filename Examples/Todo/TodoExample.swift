@@ -12,7 +12,8 @@
 // The data layer, and why it is not a `fallback(to:)` or `writeThrough(to:)` stack: a todo
 // app is local-first. `api.fallback(to: file)` sends every write to the API first, so adding
 // a todo offline would fail; `file.writeThrough(to: api)` needs the API to take each write
-// too, and throws when it cannot. So the file is the source of truth and the view model's
+// too, and makes the API a cache, which it must never be (a failed PUT would be answered
+// with a DELETE of the server's copy, and the stack stops the program). So the file is the source of truth and the view model's
 // only store, and the API (the simulated one, or `--api URL`) keeps a backup of this
 // device's list: `TodoSync` pushes the list to it in two or three calls (read the API's
 // todos, save the device's as one batch, delete those the device deleted), making the API

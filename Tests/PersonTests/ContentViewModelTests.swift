@@ -245,6 +245,7 @@ import Testing
         #expect(device.injectedFaultCount == 1)
         #expect(try await api.fetchAll() == rest)
         #expect(model.persons == rest)
-        #expect(model.errorMessage?.hasPrefix("Could not remove Sakura.") == true)
+        #expect(model.errorMessage?.hasPrefix("Removed Sakura. The people API has the change") == true)
+        #expect(model.errorMessage?.contains("The disk is full (test)") == true)
     }
 }
