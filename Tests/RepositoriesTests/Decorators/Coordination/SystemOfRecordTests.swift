@@ -28,6 +28,13 @@ private struct API: SystemOfRecord {
         }
     }
 
+    @Test func anAPIBehindDecoratorsIsStillOne() async {
+        await #expect(processExitsWith: .failure) {
+            _ = InMemoryRepository<Item>().writeThrough(
+                to: API().retrying(.default).timeout(.seconds(5)).observed())
+        }
+    }
+
     @Test func anAPIIsTheFirstStoreOfEither() async throws {
         let api = API()
         let local = InMemoryRepository<Item>()
