@@ -6,6 +6,8 @@
 //       four writers replace their entities forever, compacting often; print "id revision"
 //   RepositoriesCrashFixture hold <store-path>                   open, print "opened", hold until stdin closes
 //   RepositoriesCrashFixture write <store-path> <first-id> <count>  save <count> entities, close, print "done"
+//   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
+//       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
 import Repositories
 import RepositoriesTestSupport
@@ -14,6 +16,17 @@ import RepositoriesTestSupport
 /// reads exactly what was acknowledged before the kill.
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A stand-in for a web API: the system of record for its data.
+struct RecordKeeper: SystemOfRecord {
+    let base = InMemoryRepository<FixtureEntity>()
+    func fetch(id: FixtureEntity.ID) async throws -> FixtureEntity? { try await base.fetch(id: id) }
+    func fetchAll() async throws -> [FixtureEntity] { try await base.fetchAll() }
+    func save(_ entity: FixtureEntity) async throws { try await base.save(entity) }
+    func save(contentsOf entities: [FixtureEntity]) async throws { try await base.save(contentsOf: entities) }
+    func delete(id: FixtureEntity.ID) async throws { try await base.delete(id: id) }
+    func deleteAll() async throws { try await base.deleteAll() }
 }
 
 let arguments = CommandLine.arguments
@@ -84,6 +97,14 @@ do {
             }
             try await group.waitForAll()
         }
+    case "copy-of-record":
+        let local = InMemoryRepository<FixtureEntity>()
+        switch arguments[3] {
+        case "writeThrough": _ = local.writeThrough(to: RecordKeeper())
+        case "fallback": _ = local.fallback(to: RecordKeeper())
+        default: _ = local.writeThrough(to: RecordKeeper().retrying(.default).timeout(.seconds(5)).observed())
+        }
+        say("built")
     default:
         FileHandle.standardError.write(Data("unknown command \(arguments[1])\n".utf8))
         exit(2)

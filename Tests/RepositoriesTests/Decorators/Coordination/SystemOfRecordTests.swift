@@ -1,4 +1,5 @@
 import Repositories
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
@@ -16,23 +17,13 @@ private struct API: SystemOfRecord {
 /// A system of record is never the copy a two-tier decorator rewrites and prunes: given one
 /// as its second store, the decorator stops the program before any call can delete its data.
 @Suite struct SystemOfRecordTests {
-    @Test func anAPIIsNeverTheCacheOfWriteThrough() async {
-        await #expect(processExitsWith: .failure) {
-            _ = InMemoryRepository<Item>().writeThrough(to: API())
-        }
-    }
-
-    @Test func anAPIIsNeverTheLocalStoreOfFallback() async {
-        await #expect(processExitsWith: .failure) {
-            _ = InMemoryRepository<Item>().fallback(to: API())
-        }
-    }
-
-    @Test func anAPIBehindDecoratorsIsStillOne() async {
-        await #expect(processExitsWith: .failure) {
-            _ = InMemoryRepository<Item>().writeThrough(
-                to: API().retrying(.default).timeout(.seconds(5)).observed())
-        }
+    /// Each stack is built in a real child process, which must stop before it can go on.
+    @Test(arguments: ["writeThrough", "fallback", "wrapped"])
+    func anAPIIsNeverTheCopyOfATwoTierStack(_ stack: String) throws {
+        let child = try ChildProcess(["copy-of-record", "-", stack])
+        let printed = child.finish()
+        #expect(!printed.contains("built"), "the \(stack) stack was built over a system of record")
+        #expect(child.process.terminationReason == .uncaughtSignal, "it stopped at the precondition")
     }
 
     @Test func anAPIIsTheFirstStoreOfEither() async throws {
