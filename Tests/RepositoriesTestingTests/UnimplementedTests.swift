@@ -6,12 +6,12 @@ import Testing
     @Test func everyEndpointReportsAFailureNamingItself() async {
         let repository = AnyRepository<ConformanceEntity, Int>.unimplemented("products")
         await withKnownIssue {
-            await #expect(throws: RepositoryError.self) { try await repository.fetchAll() }
+            await #expect(throws: UnimplementedEndpointError.self) { try await repository.fetchAll() }
         } matching: { issue in
             issue.description.contains("products.fetchAll()") && issue.description.contains("onFetchAll")
         }
         await withKnownIssue {
-            await #expect(throws: RepositoryError.self) {
+            await #expect(throws: UnimplementedEndpointError.self) {
                 try await repository.save(.make(index: 1, revision: 0))
             }
         } matching: { issue in
@@ -25,13 +25,50 @@ import Testing
         #expect(try await repository.fetch(id: 4) == .make(index: 4, revision: 0))
     }
 
-    @Test func theThrownErrorIsRejected() async {
+    /// App code that branches on `RepositoryError` `rejected` must not take an unset
+    /// endpoint for a real refusal.
+    @Test func theThrownErrorNamesTheEndpointAndIsNoRepositoryError() async {
+        let repository = AnyRepository<ConformanceEntity, Int>.unimplemented("products")
+        let thrown = LockedBox<(any Error)?>(nil)
+        await withKnownIssue {
+            do {
+                _ = try await repository.count()
+            } catch {
+                thrown.update { $0 = error }
+            }
+        } matching: { issue in
+            issue.description.contains("products.count()")
+        }
+        #expect(!(thrown.value is RepositoryError))
+        guard let error = thrown.value as? UnimplementedEndpointError else {
+            Issue.record("expected UnimplementedEndpointError, got \(String(describing: thrown.value))")
+            return
+        }
+        #expect(error == UnimplementedEndpointError(dependency: "products", operation: .count))
+        #expect(error.endpoint == "onCount")
+        #expect(
+            error.description
+                == "Unimplemented: products.count() was called. Set products.onCount in this test if the call is expected."
+        )
+        #expect(error.localizedDescription == error.description)
+    }
+
+    @Test func everyOperationHasItsOwnEndpoint() {
+        let endpoints = RepositoryOperation.allCases.map {
+            UnimplementedEndpointError(dependency: "d", operation: $0).endpoint
+        }
+        #expect(Set(endpoints).count == RepositoryOperation.allCases.count)
+    }
+
+    @Test func theDefaultNameIsTheRepositorysType() async {
         let repository = AnyRepository<ConformanceEntity, Int>.unimplemented()
         await withKnownIssue {
-            let error = await #expect(throws: RepositoryError.self) { try await repository.count() }
-            #expect(error?.code == .rejected)
+            await #expect(
+                throws: UnimplementedEndpointError(
+                    dependency: "AnyRepository<ConformanceEntity, Int>", operation: .deleteAll)
+            ) { try await repository.deleteAll() }
         } matching: { issue in
-            issue.description.contains("count()")
+            issue.description.contains("AnyRepository<ConformanceEntity, Int>.deleteAll()")
         }
     }
 }

@@ -45,8 +45,9 @@ public struct ObservedRepository<Base: Repository>: Repository {
         self.base = base
     }
 
-    /// How many change streams (value streams included) are live now.
-    public var observerCount: Int { broadcaster.subscriberCount }
+    /// How many change streams (value streams included) are live now: a test hook, so a
+    /// test can tell a cancelled consumer's subscription ended.
+    package var observerCount: Int { broadcaster.subscriberCount }
 
     /// A stream of every change announced from now on, in the order announced.
     ///

@@ -10,7 +10,8 @@
 /// - **closed**: calls go through; their outcomes fill a window of recent calls. When the
 ///   failures in it reach the policy's ratio (with enough calls), the circuit opens.
 /// - **open**: every call throws ``RepositoryError/Code/circuitOpen`` without reaching the
-///   source, with ``RepositoryError/retryAfter`` set to the rest of the break.
+///   source, with ``RepositoryError/retryAfter`` set to the rest of the break: a refused
+///   write writes or deletes nothing.
 /// - **half-open**: once the break is over, the next call goes through as a trial, while
 ///   others are refused with `circuitOpen`. A trial that succeeds (or fails in a way the
 ///   policy does not count) closes the circuit with an empty window; one that fails opens
@@ -19,7 +20,7 @@
 /// All operations share one circuit, since they share one source. The source's errors are
 /// passed through unchanged. Time is read from the clock given (`ContinuousClock` by
 /// default), so tests walk the states on a `ManualClock`.
-public struct CircuitBreakerRepository<Base: Repository>: Repository {
+public struct CircuitBreakerRepository<Base: Repository>: ForwardingRepository {
     /// The base's entity.
     public typealias Entity = Base.Entity
     /// The base's ID.
@@ -43,7 +44,10 @@ public struct CircuitBreakerRepository<Base: Repository>: Repository {
     /// Where the circuit stands now: an open circuit whose break is over reads as half-open.
     public var state: CircuitBreakerState { breaker.current }
 
-    private func guarded<T>(_ body: () async throws -> T) async throws -> T {
+    /// Lets one call through to the source, or refuses it, as the circuit stands.
+    func around<T: Sendable>(
+        _ operation: RepositoryOperation, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let (admission, generation) = breaker.admit()
         guard case .call(let isTrial) = admission else {
             if case .refuse(let retryAfter) = admission {
@@ -63,33 +67,6 @@ public struct CircuitBreakerRepository<Base: Repository>: Repository {
             throw error
         }
     }
-
-    /// Fetches from ``base`` unless the circuit is open.
-    public func fetch(id: ID) async throws -> Entity? { try await guarded { try await base.fetch(id: id) } }
-    /// Fetches from ``base`` unless the circuit is open.
-    public func fetchAll() async throws -> [Entity] { try await guarded { try await base.fetchAll() } }
-    /// Saves to ``base`` unless the circuit is open; when refused, nothing is written.
-    public func save(_ entity: Entity) async throws { try await guarded { try await base.save(entity) } }
-    /// Saves to ``base`` unless the circuit is open; when refused, nothing is written.
-    public func save(contentsOf entities: [Entity]) async throws {
-        try await guarded { try await base.save(contentsOf: entities) }
-    }
-    /// Deletes from ``base`` unless the circuit is open; when refused, nothing is deleted.
-    public func delete(id: ID) async throws { try await guarded { try await base.delete(id: id) } }
-    /// Deletes everything from ``base`` unless the circuit is open.
-    public func deleteAll() async throws { try await guarded { try await base.deleteAll() } }
-    /// Fetches from ``base`` unless the circuit is open.
-    public func fetch(ids: [ID]) async throws -> [Entity] {
-        try await guarded { try await base.fetch(ids: ids) }
-    }
-    /// Queries ``base`` unless the circuit is open.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try await guarded { try await base.fetch(query) }
-    }
-    /// Counts ``base`` unless the circuit is open.
-    public func count() async throws -> Int { try await guarded { try await base.count() } }
-    /// Deletes from ``base`` unless the circuit is open; when refused, nothing is deleted.
-    public func delete(ids: [ID]) async throws { try await guarded { try await base.delete(ids: ids) } }
 }
 
 extension CircuitBreakerRepository: InvalidatableRepository where Base: InvalidatableRepository {

@@ -9,7 +9,8 @@ import Synchronization
 /// ```
 ///
 /// Every operation is retried the same way (writes included: they are idempotent by the
-/// laws of ``Repository``).
+/// laws of ``Repository``), each reaching the base's own implementation; each attempt of a
+/// batch is all or nothing, as the base's batch is.
 ///
 /// - A failure is retried when attempts remain and ``RetryPolicy/shouldRetry`` accepts it;
 ///   otherwise it is thrown as it was, so the layers above still see its code. After the
@@ -23,7 +24,7 @@ import Synchronization
 ///   with a `ManualClock`.
 ///
 /// To log each attempt, instrument beneath the retry: `api.instrumented { … }.retrying(.default)`.
-public struct RetryingRepository<Base: Repository>: Repository {
+public struct RetryingRepository<Base: Repository>: ForwardingRepository {
     /// The base's entity.
     public typealias Entity = Base.Entity
     /// The base's ID.
@@ -45,7 +46,16 @@ public struct RetryingRepository<Base: Repository>: Repository {
         self.random = JitterSource(seed: policy.seed ?? UInt64.random(in: 0...UInt64.max))
     }
 
-    private func attempt<T>(_ body: () async throws -> T) async throws -> T {
+    /// One call, with all its attempts: what wraps the whole call (rather than each attempt)
+    /// goes here.
+    func around<T: Sendable>(
+        _ operation: RepositoryOperation, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await attempts(body)
+    }
+
+    /// Runs `body`, again after each failure worth retrying, waiting between attempts.
+    private func attempts<T>(_ body: () async throws -> T) async throws -> T {
         var retry = 0
         while true {
             do {
@@ -64,33 +74,6 @@ public struct RetryingRepository<Base: Repository>: Repository {
             }
         }
     }
-
-    /// Fetches from ``base``, retrying.
-    public func fetch(id: ID) async throws -> Entity? { try await attempt { try await base.fetch(id: id) } }
-    /// Fetches from ``base``, retrying.
-    public func fetchAll() async throws -> [Entity] { try await attempt { try await base.fetchAll() } }
-    /// Saves to ``base``, retrying.
-    public func save(_ entity: Entity) async throws { try await attempt { try await base.save(entity) } }
-    /// Saves to ``base``, retrying; each attempt is all or nothing, as the base's batch is.
-    public func save(contentsOf entities: [Entity]) async throws {
-        try await attempt { try await base.save(contentsOf: entities) }
-    }
-    /// Deletes from ``base``, retrying.
-    public func delete(id: ID) async throws { try await attempt { try await base.delete(id: id) } }
-    /// Deletes everything from ``base``, retrying.
-    public func deleteAll() async throws { try await attempt { try await base.deleteAll() } }
-    /// Fetches from ``base``, retrying.
-    public func fetch(ids: [ID]) async throws -> [Entity] {
-        try await attempt { try await base.fetch(ids: ids) }
-    }
-    /// Queries ``base``, retrying.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try await attempt { try await base.fetch(query) }
-    }
-    /// Counts ``base``, retrying.
-    public func count() async throws -> Int { try await attempt { try await base.count() } }
-    /// Deletes from ``base``, retrying.
-    public func delete(ids: [ID]) async throws { try await attempt { try await base.delete(ids: ids) } }
 }
 
 extension RetryingRepository: InvalidatableRepository where Base: InvalidatableRepository {

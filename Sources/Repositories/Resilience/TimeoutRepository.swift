@@ -17,7 +17,7 @@
 /// - The caller is cancelled first: the call beneath is cancelled, and its outcome is
 ///   returned when it ends (a cancelled batch is reported as what it did: saved whole, or
 ///   not at all), or `timedOut` when the limit passes first.
-public struct TimeoutRepository<Base: Repository>: Repository {
+public struct TimeoutRepository<Base: Repository>: ForwardingRepository {
     /// The base's entity.
     public typealias Entity = Base.Entity
     /// The base's ID.
@@ -39,7 +39,8 @@ public struct TimeoutRepository<Base: Repository>: Repository {
         self.clock = ElapsedClock(clock)
     }
 
-    private func race<T: Sendable>(
+    /// Races one call against the limit.
+    func around<T: Sendable>(
         _ operation: RepositoryOperation, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let race = TimeoutRace<T>()
@@ -73,47 +74,6 @@ public struct TimeoutRepository<Base: Repository>: Repository {
             // it did (saved whole, or not at all); the timer still bounds the wait.
             race.cancelWork()
         }
-    }
-
-    /// Fetches from ``base`` within the limit.
-    public func fetch(id: ID) async throws -> Entity? {
-        try await race(.fetch) { [base] in try await base.fetch(id: id) }
-    }
-    /// Fetches from ``base`` within the limit.
-    public func fetchAll() async throws -> [Entity] {
-        try await race(.fetchAll) { [base] in try await base.fetchAll() }
-    }
-    /// Saves to ``base`` within the limit; on `timedOut` the save may still land.
-    public func save(_ entity: Entity) async throws {
-        try await race(.save) { [base] in try await base.save(entity) }
-    }
-    /// Saves to ``base`` within the limit; on `timedOut` the batch may still land, whole.
-    public func save(contentsOf entities: [Entity]) async throws {
-        try await race(.saveContentsOf) { [base] in try await base.save(contentsOf: entities) }
-    }
-    /// Deletes from ``base`` within the limit; on `timedOut` the delete may still land.
-    public func delete(id: ID) async throws {
-        try await race(.delete) { [base] in try await base.delete(id: id) }
-    }
-    /// Deletes everything from ``base`` within the limit; on `timedOut` it may still land.
-    public func deleteAll() async throws {
-        try await race(.deleteAll) { [base] in try await base.deleteAll() }
-    }
-    /// Fetches from ``base`` within the limit.
-    public func fetch(ids: [ID]) async throws -> [Entity] {
-        try await race(.fetchIDs) { [base] in try await base.fetch(ids: ids) }
-    }
-    /// Queries ``base`` within the limit.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try await race(.fetchQuery) { [base] in try await base.fetch(query) }
-    }
-    /// Counts ``base`` within the limit.
-    public func count() async throws -> Int {
-        try await race(.count) { [base] in try await base.count() }
-    }
-    /// Deletes from ``base`` within the limit; on `timedOut` the delete may still land.
-    public func delete(ids: [ID]) async throws {
-        try await race(.deleteIDs) { [base] in try await base.delete(ids: ids) }
     }
 }
 

@@ -2,8 +2,11 @@ import Repositories
 
 extension AnyRepository {
     /// A repository whose every endpoint reports a test failure naming itself and throws
-    /// `RepositoryError` `rejected`: the safe default for a dependency in tests, so no test
+    /// ``UnimplementedEndpointError``: the safe default for a dependency in tests, so no test
     /// silently reaches a live store.
+    ///
+    /// The error is not a `RepositoryError`, so app code that handles `rejected` never takes
+    /// an endpoint the test left unset for a real refusal.
     ///
     /// Override the endpoints a test expects to be called:
     ///
@@ -24,11 +27,10 @@ extension AnyRepository {
         column: UInt = #column
     ) -> AnyRepository {
         let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        @Sendable func fail(_ operation: RepositoryOperation) -> RepositoryError {
-            let message =
-                "Unimplemented: \(name).\(operation) was called. Set \(name).\(endpoint(operation)) in this test if the call is expected."
-            reportTestFailure(message, at: location)
-            return RepositoryError.rejected(message)
+        @Sendable func fail(_ operation: RepositoryOperation) -> UnimplementedEndpointError {
+            let error = UnimplementedEndpointError(dependency: name, operation: operation)
+            reportTestFailure(error.description, at: location)
+            return error
         }
         return AnyRepository(
             fetch: { _ in throw fail(.fetch) },
@@ -41,20 +43,5 @@ extension AnyRepository {
             fetchQuery: { _ in throw fail(.fetchQuery) },
             count: { throw fail(.count) },
             deleteIDs: { _ in throw fail(.deleteIDs) })
-    }
-
-    private static func endpoint(_ operation: RepositoryOperation) -> String {
-        switch operation {
-        case .fetch: "onFetch"
-        case .fetchAll: "onFetchAll"
-        case .save: "onSave"
-        case .saveContentsOf: "onSaveContentsOf"
-        case .delete: "onDelete"
-        case .deleteAll: "onDeleteAll"
-        case .fetchIDs: "onFetchIDs"
-        case .fetchQuery: "onFetchQuery"
-        case .count: "onCount"
-        case .deleteIDs: "onDeleteIDs"
-        }
     }
 }

@@ -12,18 +12,18 @@
 
 /// A place in the caller's source code, captured with the default arguments `#fileID`,
 /// `#filePath`, `#line` and `#column`, where a failure is reported.
-public struct CallerLocation: Sendable, CustomStringConvertible {
+package struct CallerLocation: Sendable, CustomStringConvertible {
     /// The file's module-qualified ID (`#fileID`).
-    public var fileID: String
+    package var fileID: String
     /// The file's full path (`#filePath`).
-    public var filePath: StaticString
+    package var filePath: StaticString
     /// The line.
-    public var line: UInt
+    package var line: UInt
     /// The column.
-    public var column: UInt
+    package var column: UInt
 
     /// Captures the caller's location.
-    public init(
+    package init(
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
     ) {
@@ -34,12 +34,12 @@ public struct CallerLocation: Sendable, CustomStringConvertible {
     }
 
     /// `Module/File.swift:line`.
-    public var description: String { "\(fileID):\(line)" }
+    package var description: String { "\(fileID):\(line)" }
 }
 
 /// Reports a test failure at `location`: as a Swift Testing issue inside a Swift Testing
 /// test, as an XCTest failure otherwise, and on standard error when neither framework runs.
-public func reportTestFailure(_ message: String, at location: CallerLocation) {
+package func reportTestFailure(_ message: String, at location: CallerLocation) {
     #if canImport(Testing)
         if Test.current != nil {
             Issue.record(

@@ -39,9 +39,9 @@ public struct CoalescingRepository<Base: Repository>: Repository {
         self.base = base
     }
 
-    /// How many callers are waiting on a shared read right now: for metrics, and for tests
-    /// that must know every caller has joined before letting the read finish.
-    public var waitingCallerCount: Int {
+    /// How many callers are waiting on a shared read right now: a test hook, for tests that
+    /// must know every caller has joined before letting the read finish.
+    package var waitingCallerCount: Int {
         byID.waitingCallerCount + byIDs.waitingCallerCount + everything.waitingCallerCount
             + counts.waitingCallerCount
     }

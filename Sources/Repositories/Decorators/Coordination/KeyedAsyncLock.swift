@@ -55,6 +55,10 @@ final class KeyedAsyncLock<Key: Hashable & Sendable>: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many callers are waiting to take a scope: a test hook, so a test knows a caller
+    /// has queued before it starts the next one.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Runs `body` holding `scope`.
     func withLock<T>(_ scope: Scope, _ body: () async throws -> T) async rethrows -> T {
         await acquire(scope)

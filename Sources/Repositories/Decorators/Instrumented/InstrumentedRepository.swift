@@ -12,7 +12,7 @@
 /// keep it quick (hand slow work to another task). Every operation, customization points
 /// included, reaches the base's own implementation, and its result or error is passed back
 /// untouched.
-public struct InstrumentedRepository<Base: Repository>: Repository {
+public struct InstrumentedRepository<Base: Repository>: ForwardingRepository {
     /// The base's entity.
     public typealias Entity = Base.Entity
     /// The base's ID.
@@ -36,8 +36,10 @@ public struct InstrumentedRepository<Base: Repository>: Repository {
         self.record = record
     }
 
-    private func measure<T>(_ operation: RepositoryOperation, _ body: () async throws -> T) async throws -> T
-    {
+    /// Times one call and reports it.
+    func around<T: Sendable>(
+        _ operation: RepositoryOperation, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let start = clock.now()
         do {
             let result = try await body()
@@ -52,47 +54,6 @@ public struct InstrumentedRepository<Base: Repository>: Repository {
                     outcome: .failure(error)))
             throw error
         }
-    }
-
-    /// Fetches from ``base`` and reports it.
-    public func fetch(id: ID) async throws -> Entity? {
-        try await measure(.fetch) { try await base.fetch(id: id) }
-    }
-    /// Fetches from ``base`` and reports it.
-    public func fetchAll() async throws -> [Entity] {
-        try await measure(.fetchAll) { try await base.fetchAll() }
-    }
-    /// Saves to ``base`` and reports it.
-    public func save(_ entity: Entity) async throws {
-        try await measure(.save) { try await base.save(entity) }
-    }
-    /// Saves to ``base`` and reports it.
-    public func save(contentsOf entities: [Entity]) async throws {
-        try await measure(.saveContentsOf) { try await base.save(contentsOf: entities) }
-    }
-    /// Deletes from ``base`` and reports it.
-    public func delete(id: ID) async throws {
-        try await measure(.delete) { try await base.delete(id: id) }
-    }
-    /// Deletes everything from ``base`` and reports it.
-    public func deleteAll() async throws {
-        try await measure(.deleteAll) { try await base.deleteAll() }
-    }
-    /// Fetches from ``base`` and reports it.
-    public func fetch(ids: [ID]) async throws -> [Entity] {
-        try await measure(.fetchIDs) { try await base.fetch(ids: ids) }
-    }
-    /// Queries ``base`` and reports it.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try await measure(.fetchQuery) { try await base.fetch(query) }
-    }
-    /// Counts ``base`` and reports it.
-    public func count() async throws -> Int {
-        try await measure(.count) { try await base.count() }
-    }
-    /// Deletes from ``base`` and reports it.
-    public func delete(ids: [ID]) async throws {
-        try await measure(.deleteIDs) { try await base.delete(ids: ids) }
     }
 }
 
