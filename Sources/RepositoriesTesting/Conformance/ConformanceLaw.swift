@@ -82,38 +82,3 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
     /// The law's name.
     public var description: String { rawValue }
 }
-
-/// A group of laws that ``RepositoryConformance`` checks with one method.
-public enum ConformanceArea: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// Save, fetch, delete, count and their batch forms, one at a time.
-    case basics
-    /// All-or-nothing batches, proven with a fault.
-    case batches
-    /// Insertion order.
-    case ordering
-    /// Filter, sort, offset and limit.
-    case queries
-    /// Many tasks at once.
-    case concurrency
-    /// Randomized sequences compared with `InMemoryRepository`, shrunk on failure.
-    case randomized
-    /// Close and reopen (stores that persist).
-    case durability
-
-    /// The laws this area checks.
-    public var laws: [ConformanceLaw] { ConformanceLaw.allCases.filter { $0.area == self } }
-
-    /// The area's name.
-    public var description: String { rawValue }
-}
-
-/// A capability a store may lack; the laws that need it are skipped, and the report says so.
-public enum ConformanceCapability: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// `save(contentsOf:)` is all or nothing (plain REST cannot promise it).
-    case atomicBatches
-    /// `fetchAll()` returns entities in the order of first insertion.
-    case insertionOrder
-
-    /// The capability's name.
-    public var description: String { rawValue }
-}
