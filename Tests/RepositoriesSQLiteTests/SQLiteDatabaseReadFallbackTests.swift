@@ -21,7 +21,8 @@ import Testing
     @Test func readThatMeetsALockRunsAgainOnTheWritersQueue() async throws {
         let table = try SQLiteTable(name: "Note")
         let database = try await SQLiteDatabase.open(
-            path: scratch.file().path(percentEncoded: false), table: table, options: SQLiteOptions())
+            path: scratch.file().path(percentEncoded: false), table: table, options: SQLiteOptions(),
+            canonicalizesKeys: true)
         let calls = FinishedCount()
         let count = try await database.read { connection in
             calls.increment()
@@ -38,7 +39,7 @@ import Testing
     @Test func readThatMeetsALockOnTheWriterTooThrowsLocked() async throws {
         let database = try await SQLiteDatabase.open(
             path: scratch.file().path(percentEncoded: false), table: try SQLiteTable(name: "Note"),
-            options: SQLiteOptions())
+            options: SQLiteOptions(), canonicalizesKeys: true)
         let calls = FinishedCount()
         let error = try await #require(throws: RepositoryError.self) {
             _ = try await database.read { _ -> Int in
@@ -54,7 +55,7 @@ import Testing
     @Test func otherReadErrorsAreNotRetried() async throws {
         let database = try await SQLiteDatabase.open(
             path: scratch.file().path(percentEncoded: false), table: try SQLiteTable(name: "Note"),
-            options: SQLiteOptions())
+            options: SQLiteOptions(), canonicalizesKeys: true)
         let calls = FinishedCount()
         let error = try await #require(throws: RepositoryError.self) {
             _ = try await database.read { _ -> Int in
