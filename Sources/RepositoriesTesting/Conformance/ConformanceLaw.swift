@@ -23,6 +23,10 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
     case fetchIDsMatchesFetch
     /// `delete(ids:)` removes those IDs and no others.
     case deleteIDsRemovesOnlyThose
+    /// IDs that are `==` but spelled differently (a string in two Unicode forms) name one
+    /// entity: saving under both keeps one, in the place of the first, and fetching or
+    /// deleting under either reaches it.
+    case equalIDsAreOneEntity
 
     // batches
     /// `save(contentsOf:)` saves every entity; with a repeated ID the later entity wins.
@@ -67,7 +71,7 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
         switch self {
         case .saveIsVisible, .saveReplaces, .saveIsIdempotent, .fetchOfAbsentIDIsNil, .deleteRemoves,
             .deleteOfAbsentIDSucceeds, .deleteAllEmpties, .requireThrowsNotFound, .countMatchesFetchAll,
-            .fetchIDsMatchesFetch, .deleteIDsRemovesOnlyThose:
+            .fetchIDsMatchesFetch, .deleteIDsRemovesOnlyThose, .equalIDsAreOneEntity:
             .basics
         case .batchIsSavedWhole, .failedBatchLeavesNothing, .cancelledBatchIsAllOrNothing: .batches
         case .fetchAllKeepsInsertionOrder, .replacedEntityKeepsItsPlace, .reinsertedEntityMovesToEnd:
