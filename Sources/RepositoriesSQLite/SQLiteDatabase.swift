@@ -48,13 +48,21 @@ actor SQLiteDatabase {
     // MARK: Opening
 
     /// Opens the database file at `path` on a new executor's queue, and prepares `table`.
-    static func open(path: String, table: SQLiteTable, options: SQLiteOptions) async throws -> SQLiteDatabase
-    {
+    ///
+    /// - Parameter canonicalizesKeys: whether the table's text keys may be in a spelling
+    ///   other than the canonical one (see ``SQLiteKey``), as an earlier version wrote them,
+    ///   so opening looks for them and rewrites them. `false` for ID types whose keys are
+    ///   always canonical (integers, UUIDs), which then cost nothing.
+    static func open(
+        path: String, table: SQLiteTable, options: SQLiteOptions, canonicalizesKeys: Bool
+    ) async throws -> SQLiteDatabase {
         let location = "\(path), table \(table.name)"
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
         let opened = try await executor.run {
             try mapping(location) {
-                try openFile(path: path, table: table, options: options, location: location)
+                let opened = try openFile(path: path, table: table, options: options, location: location)
+                if canonicalizesKeys { try table.canonicalizeKeys(on: opened.writer, location: location) }
+                return opened
             }
         }
         let readers = opened.readers

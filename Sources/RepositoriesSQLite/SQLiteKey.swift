@@ -9,11 +9,20 @@ import Foundation
 /// | ID | stored as |
 /// |---|---|
 /// | an integer that fits in 64 bits (`Int`, `UInt32`, …) | INTEGER |
-/// | `String` | TEXT, as it is |
+/// | `String` | TEXT, in Unicode Normalization Form C |
 /// | `UUID` | TEXT, `uuidString` (as its `Codable` form writes it) |
-/// | anything else (`UInt64` past `Int64.max`, a struct, an enum) | TEXT: its JSON, keys sorted |
+/// | anything else (`UInt64` past `Int64.max`, a struct, an enum) | TEXT: its JSON, keys sorted, in NFC |
 ///
 /// So the column reads naturally in any SQLite tool (`WHERE id = 42`, `WHERE id = 'note-1'`).
+///
+/// Text keys are canonical because SQLite compares text byte by byte, while Swift's `String`
+/// equality is Unicode canonical equivalence: `"caf\u{E9}"` and `"cafe\u{301}"` are one ID
+/// to Swift, two byte strings to SQLite. NFC maps every spelling of a string to one, so equal
+/// IDs get one key and one row. Only the key is normalized; the body keeps the entity's ID as
+/// it was saved. JSON keys are normalized whole, which normalizes each string inside: the
+/// structural characters of JSON never combine with their neighbours, so normalizing the text
+/// changes only what lies inside its strings. Text with no character from U+0300 on (any ASCII
+/// key among them) is already in NFC and is stored as it is, without the cost of normalizing.
 enum SQLiteKey: Hashable, Sendable, CustomStringConvertible {
     case integer(Int64)
     case text(String)
@@ -37,7 +46,7 @@ enum SQLiteKey: Hashable, Sendable, CustomStringConvertible {
             // existential one below.
             self = .integer(Int64(value))
         case let value as String:
-            self = .text(value)
+            self = .text(Self.canonical(value))
         case let value as UUID:
             self = .text(value.uuidString)
         case let value as any BinaryInteger:
@@ -48,8 +57,38 @@ enum SQLiteKey: Hashable, Sendable, CustomStringConvertible {
             }
         default:
             let json = try Self.fallbackEncoder.encode(id)
-            self = .text(String(decoding: json, as: UTF8.self))
+            self = .text(Self.canonical(String(decoding: json, as: UTF8.self)))
         }
+    }
+
+    /// `text` in Unicode Normalization Form C: the one spelling every canonically equivalent
+    /// string shares. Text with no character from U+0300 on (ASCII, Latin-1 and the Latin
+    /// extensions, precomposed) is in NFC already and is returned as it is.
+    ///
+    /// - Complexity: O(*n*); one pass over the UTF-8 when the text is canonical as it is.
+    static func canonical(_ text: String) -> String {
+        if isCanonicalAsItIs(text) { return text }
+        return text.precomposedStringWithCanonicalMapping
+    }
+
+    /// Whether every character of `text` is below U+0300, where Unicode's NFC quick check
+    /// answers yes for every character: nothing there composes with what precedes it, or
+    /// changes. In UTF-8 those are exactly the texts with no byte from `0xCC` up (U+0300 is
+    /// `CC 80`; continuation bytes stop at `0xBF`).
+    static func isCanonicalAsItIs(_ text: String) -> Bool {
+        let contiguous = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 < firstByteFromU0300 }
+        }
+        return contiguous ?? text.utf8.allSatisfy { $0 < firstByteFromU0300 }
+    }
+
+    /// The smallest UTF-8 byte that starts a character from U+0300 on.
+    private static var firstByteFromU0300: UInt8 { 0xCC }
+
+    /// Whether every key of `type` is an INTEGER, or ASCII text, so canonical by construction:
+    /// opening need not look for keys an earlier version stored in another spelling.
+    static func isAlwaysCanonical(_ type: Any.Type) -> Bool {
+        type is any BinaryInteger.Type || type == UUID.self
     }
 
     /// The value as an SQLite tool shows it: `42`, `note-1`.

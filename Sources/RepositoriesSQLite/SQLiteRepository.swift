@@ -22,6 +22,20 @@ import Repositories
 /// three, written with every insert and upsert. Several repositories may share one file,
 /// each with its own table.
 ///
+/// ## Equal IDs
+///
+/// The repository keeps one entity per ID as the ID type's `==` sees it. Swift's `String`
+/// equality is Unicode canonical equivalence (`"caf\u{E9}" == "cafe\u{301}"`) while SQLite
+/// compares bytes, so text keys are stored in Unicode Normalization Form C: saving, fetching or
+/// deleting under either spelling reaches the same row. The body keeps the ID as the entity
+/// was saved. ASCII keys, integer keys and UUIDs are canonical as they are and cost nothing.
+///
+/// Earlier versions stored a string ID as it was spelled. Opening such a table rewrites any
+/// key not in NFC to its canonical spelling, once, in one transaction, keeping each row's
+/// place and body. When two rows hold one ID in two spellings, opening throws `conflict`
+/// naming them and changes nothing: the table cannot tell which of the two was written last,
+/// and merging would silently drop the other.
+///
 /// ## Durability
 ///
 /// The database runs in WAL mode with `synchronous=FULL` by default: once `save`, `delete`
@@ -139,11 +153,15 @@ where Entity.ID: Codable & Sendable {
     ///   name is not allowed, or when a table of that name exists with other columns
     ///   (including one an earlier version made, without the `crc` column);
     ///   `unavailable` when the file cannot be opened (a missing directory, no permission);
-    ///   `locked` when another connection holds the database past the busy timeout.
+    ///   `locked` when another connection holds the database past the busy timeout;
+    ///   `conflict` naming the IDs, with nothing changed, when an earlier version stored one
+    ///   ID in two Unicode spellings as two rows (see "Equal IDs").
     public convenience init(fileURL: URL, options: SQLiteOptions = SQLiteOptions()) async throws {
         let path = try Self.databasePath(of: fileURL)
         let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
-        let database = try await SQLiteDatabase.open(path: path, table: table, options: options)
+        let database = try await SQLiteDatabase.open(
+            path: path, table: table, options: options,
+            canonicalizesKeys: !SQLiteKey.isAlwaysCanonical(ID.self))
         self.init(database: database, fileURL: fileURL, options: options)
     }
 

@@ -1,49 +1,53 @@
 import Foundation
 import RepositoriesSQLite
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
 /// The conformance suite over file-backed repositories (durability included) and in-memory
 /// ones, with `Int`, `String` and `UUID` IDs.
 @Suite struct SQLiteRepositoryConformanceTests {
+    /// A directory of its own for each test, removed with it.
+    let scratch: TemporaryDirectory
+
+    init() throws {
+        scratch = try TemporaryDirectory()
+    }
+
     @Test func basics() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).basics() }
+        try await fileSuite(in: scratch).basics()
     }
     @Test func batches() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).batches() }
+        try await fileSuite(in: scratch).batches()
     }
     @Test func ordering() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).ordering() }
+        try await fileSuite(in: scratch).ordering()
     }
     @Test func queries() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).queries() }
+        try await fileSuite(in: scratch).queries()
     }
     @Test func concurrency() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).concurrency() }
+        try await fileSuite(in: scratch).concurrency()
     }
     @Test func randomized() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).randomized() }
+        try await fileSuite(in: scratch).randomized()
     }
     @Test func durability() async throws {
-        try await withScratchDirectory { try await fileSuite(in: $0).durability() }
+        try await fileSuite(in: scratch).durability()
     }
 
     @Test func conformsWithStringIDs() async throws {
-        try await withScratchDirectory { scratch in
-            let report = try await fileSuite(
-                in: scratch, makeEntity: Note.make, makeUnencodable: Note.unencodable
-            ).run()
-            #expect(report.skipped.isEmpty)
-        }
+        let report = try await fileSuite(
+            in: scratch, makeEntity: Note.make, makeUnencodable: Note.unencodable
+        ).run()
+        #expect(report.skipped.isEmpty)
     }
 
     @Test func conformsWithUUIDIDs() async throws {
-        try await withScratchDirectory { scratch in
-            let report = try await fileSuite(
-                in: scratch, makeEntity: Ticket.make, makeUnencodable: Ticket.unencodable
-            ).run()
-            #expect(report.skipped.isEmpty)
-        }
+        let report = try await fileSuite(
+            in: scratch, makeEntity: Ticket.make, makeUnencodable: Ticket.unencodable
+        ).run()
+        #expect(report.skipped.isEmpty)
     }
 
     @Test func inMemoryConformsWithIntStringAndUUIDIDs() async throws {
@@ -84,19 +88,19 @@ func fileOptions<Entity>(
 }
 
 /// The suite over `ConformanceEntity` in files of `scratch`.
-func fileSuite(in scratch: ScratchDirectory) -> RepositoryConformance<SQLiteRepository<ConformanceEntity>> {
+func fileSuite(in scratch: TemporaryDirectory) -> RepositoryConformance<SQLiteRepository<ConformanceEntity>> {
     RepositoryConformance(
         options: fileOptions(),
-        makeRepository: { try await SQLiteRepository<ConformanceEntity>(fileURL: scratch.newFile()) })
+        makeRepository: { try await SQLiteRepository<ConformanceEntity>(fileURL: scratch.file()) })
 }
 
 /// The suite over the author entity `Entity` in files of `scratch`.
 func fileSuite<Entity: Equatable>(
-    in scratch: ScratchDirectory, makeEntity: @escaping @Sendable (Int, Int) -> Entity,
+    in scratch: TemporaryDirectory, makeEntity: @escaping @Sendable (Int, Int) -> Entity,
     makeUnencodable: @escaping @Sendable (Int) -> Entity
 ) -> RepositoryConformance<SQLiteRepository<Entity>> {
     RepositoryConformance(
         options: fileOptions(makeUnencodable: makeUnencodable),
-        makeRepository: { try await SQLiteRepository<Entity>(fileURL: scratch.newFile()) },
+        makeRepository: { try await SQLiteRepository<Entity>(fileURL: scratch.file()) },
         makeEntity: makeEntity)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Repositories
 import RepositoriesSQLite
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
@@ -11,6 +12,13 @@ import Testing
 /// a ``ChildRole`` and a filter that runs only ``childProcess()``. That needs the test binary
 /// to be an executable, as it is on Linux; elsewhere these tests are skipped.
 @Suite struct SQLiteRepositoryProcessTests {
+    /// A directory of its own for each test, removed with it.
+    let scratch: TemporaryDirectory
+
+    init() throws {
+        scratch = try TemporaryDirectory()
+    }
+
     @Test(.enabled(if: ChildRole.current != nil, "runs only inside a child started by the tests below"))
     func childProcess() async throws {
         try await ChildRole.current?.run()
@@ -19,48 +27,46 @@ import Testing
     @Test(.enabled(if: ChildLauncher.isAvailable))
     func acknowledgedWritesSurviveSIGKILL() async throws {
         let kills = max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
-        try await withScratchDirectory { scratch in
-            let database = scratch.newFile("crash")
-            let acks = scratch.newFile("acks", extension: "txt")
-            var random = SeededRandomNumberGenerator(seed: 2_024)
-            let reference = InMemoryRepository<ConformanceEntity>()
-            var acknowledged = 0  // operations 0..<acknowledged returned in a child
-            for round in 0..<kills {
-                try Data().write(to: acks)
-                let child = try ChildLauncher.start(
-                    .crash(database: database, acknowledgements: acks, firstOperation: acknowledged),
-                    log: scratch.newFile("child-\(round)", extension: "log"))
-                try await child.waitForAcknowledgement(in: acks)
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &random)))
-                try await child.kill()
+        let database = scratch.file("crash.sqlite")
+        let acks = scratch.file("acks.txt")
+        var random = SeededRandomNumberGenerator(seed: 2_024)
+        let reference = InMemoryRepository<ConformanceEntity>()
+        var acknowledged = 0  // operations 0..<acknowledged returned in a child
+        for round in 0..<kills {
+            try Data().write(to: acks)
+            let child = try ChildLauncher.start(
+                .crash(database: database, acknowledgements: acks, firstOperation: acknowledged),
+                log: scratch.file("child-\(round).log"))
+            try await child.waitForAcknowledgement(in: acks)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &random)))
+            try await child.kill()
 
-                let returned = try ChildRole.acknowledgedOperations(in: acks)
-                #expect(returned.first == acknowledged, "round \(round): the child restarted elsewhere")
-                for operation in CrashSchedule.operations(acknowledged..<(acknowledged + returned.count)) {
-                    try await operation.apply(to: reference)
-                }
-                acknowledged += returned.count
-                // The operation in flight at the kill may have landed too, whole.
-                let withInFlight = InMemoryRepository<ConformanceEntity>(try await reference.fetchAll())
-                for operation in CrashSchedule.operations(acknowledged..<(acknowledged + 1)) {
-                    try await operation.apply(to: withInFlight)
-                }
-
-                let store = try await SQLiteRepository<ConformanceEntity>(fileURL: database)
-                let stored = try await store.fetchAll()
-                try await store.close()
-                let expected = try await reference.fetchAll()
-                let expectedWithInFlight = try await withInFlight.fetchAll()
-                #expect(
-                    stored == expected || stored == expectedWithInFlight,
-                    """
-                    round \(round): after \(acknowledged) acknowledged operations the store holds \
-                    \(stored.count) entities, expected \(expected.count) (or \(expectedWithInFlight.count)); \
-                    first difference: \(Self.firstDifference(stored, expected))
-                    """)
+            let returned = try ChildRole.acknowledgedOperations(in: acks)
+            #expect(returned.first == acknowledged, "round \(round): the child restarted elsewhere")
+            for operation in CrashSchedule.operations(acknowledged..<(acknowledged + returned.count)) {
+                try await operation.apply(to: reference)
             }
-            #expect(acknowledged >= kills, "the children acknowledged only \(acknowledged) operations")
+            acknowledged += returned.count
+            // The operation in flight at the kill may have landed too, whole.
+            let withInFlight = InMemoryRepository<ConformanceEntity>(try await reference.fetchAll())
+            for operation in CrashSchedule.operations(acknowledged..<(acknowledged + 1)) {
+                try await operation.apply(to: withInFlight)
+            }
+
+            let store = try await SQLiteRepository<ConformanceEntity>(fileURL: database)
+            let stored = try await store.fetchAll()
+            try await store.close()
+            let expected = try await reference.fetchAll()
+            let expectedWithInFlight = try await withInFlight.fetchAll()
+            #expect(
+                stored == expected || stored == expectedWithInFlight,
+                """
+                round \(round): after \(acknowledged) acknowledged operations the store holds \
+                \(stored.count) entities, expected \(expected.count) (or \(expectedWithInFlight.count)); \
+                first difference: \(Self.firstDifference(stored, expected))
+                """)
         }
+        #expect(acknowledged >= kills, "the children acknowledged only \(acknowledged) operations")
     }
 
     static func firstDifference(_ stored: [ConformanceEntity], _ expected: [ConformanceEntity]) -> String {
@@ -73,22 +79,20 @@ import Testing
 
     @Test(.enabled(if: ChildLauncher.isAvailable))
     func twoProcessesWriteConcurrentlyAndNothingIsLost() async throws {
-        try await withScratchDirectory { scratch in
-            let database = scratch.newFile("shared")
-            let perProcess = 300
-            let children = try (0..<2).map { index in
-                try ChildLauncher.start(
-                    .write(database: database, first: index * perProcess, count: perProcess),
-                    log: scratch.newFile("writer-\(index)", extension: "log"))
-            }
-            for child in children {
-                let status = try await child.waitForExit(timeout: .seconds(120))
-                #expect(status == 0, "a writer exited with status \(status): \(child.log)")
-            }
-            let store = try await SQLiteRepository<ConformanceEntity>(fileURL: database)
-            #expect(try await store.fetchAll().map(\.id).sorted() == Array(0..<(2 * perProcess)))
-            try await store.close()
+        let database = scratch.file("shared.sqlite")
+        let perProcess = 300
+        let children = try (0..<2).map { index in
+            try ChildLauncher.start(
+                .write(database: database, first: index * perProcess, count: perProcess),
+                log: scratch.file("writer-\(index).log"))
         }
+        for child in children {
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 0, "a writer exited with status \(status): \(child.log)")
+        }
+        let store = try await SQLiteRepository<ConformanceEntity>(fileURL: database)
+        #expect(try await store.fetchAll().map(\.id).sorted() == Array(0..<(2 * perProcess)))
+        try await store.close()
     }
 }
 

@@ -1,42 +1,46 @@
 import Foundation
 import Repositories
 import RepositoriesSQLite
+import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
 /// What the repository leaves in the file: its table, its columns, its keys, its order.
 @Suite struct SQLiteRepositorySchemaTests {
+    /// A directory of its own for each test, removed with it.
+    let scratch: TemporaryDirectory
+
+    init() throws {
+        scratch = try TemporaryDirectory()
+    }
+
     @Test func defaultTableIsTheEntityTypeNameSanitized() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let notes = try await SQLiteRepository<Note>(fileURL: url)
-            let boxes = try await SQLiteRepository<Box<Int>>(fileURL: url)
-            #expect(notes.tableName == "Note")
-            #expect(boxes.tableName == "Box_Int_")
-            try await notes.save(.make(index: 1, revision: 0))
-            try await boxes.save(Box(id: 1, value: 1))
-            let tables = try RawDatabase(url).strings("SELECT name FROM sqlite_master WHERE type = 'table'")
-            #expect(Set(tables) == ["Note", "Box_Int_"])
-            try await notes.close()
-            try await boxes.close()
-        }
+        let url = scratch.file()
+        let notes = try await SQLiteRepository<Note>(fileURL: url)
+        let boxes = try await SQLiteRepository<Box<Int>>(fileURL: url)
+        #expect(notes.tableName == "Note")
+        #expect(boxes.tableName == "Box_Int_")
+        try await notes.save(.make(index: 1, revision: 0))
+        try await boxes.save(Box(id: 1, value: 1))
+        let tables = try RawDatabase(url).strings("SELECT name FROM sqlite_master WHERE type = 'table'")
+        #expect(Set(tables) == ["Note", "Box_Int_"])
+        try await notes.close()
+        try await boxes.close()
     }
 
     @Test func anyTableNameIsQuotedNeverSplicedIntoSQL() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let name = #"notes"; DROP TABLE "Note"; --"#
-            let guarded = try await SQLiteRepository<Note>(fileURL: url)
-            try await guarded.save(.make(index: 1, revision: 0))
-            let odd = try await SQLiteRepository<Note>(fileURL: url, options: SQLiteOptions(tableName: name))
-            try await odd.save(.make(index: 2, revision: 0))
-            #expect(try await odd.fetchAll() == [.make(index: 2, revision: 0)])
-            #expect(try await guarded.fetchAll() == [.make(index: 1, revision: 0)])
-            let tables = try RawDatabase(url).strings("SELECT name FROM sqlite_master WHERE type = 'table'")
-            #expect(Set(tables) == ["Note", name])
-            try await odd.close()
-            try await guarded.close()
-        }
+        let url = scratch.file()
+        let name = #"notes"; DROP TABLE "Note"; --"#
+        let guarded = try await SQLiteRepository<Note>(fileURL: url)
+        try await guarded.save(.make(index: 1, revision: 0))
+        let odd = try await SQLiteRepository<Note>(fileURL: url, options: SQLiteOptions(tableName: name))
+        try await odd.save(.make(index: 2, revision: 0))
+        #expect(try await odd.fetchAll() == [.make(index: 2, revision: 0)])
+        #expect(try await guarded.fetchAll() == [.make(index: 1, revision: 0)])
+        let tables = try RawDatabase(url).strings("SELECT name FROM sqlite_master WHERE type = 'table'")
+        #expect(Set(tables) == ["Note", name])
+        try await odd.close()
+        try await guarded.close()
     }
 
     @Test(arguments: ["", "sqlite_notes", "SQLITE_x", "a\u{0}b"])
@@ -48,92 +52,84 @@ import Testing
     }
 
     @Test func tableOfTheSameNameWithOtherColumnsIsRejectedAndLeftAlone() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let raw = try RawDatabase(url)
-            try raw.execute("CREATE TABLE Note (name TEXT, age INTEGER); INSERT INTO Note VALUES ('Ada', 36)")
-            let error = try await #require(throws: RepositoryError.self) {
-                _ = try await SQLiteRepository<Note>(fileURL: url)
-            }
-            #expect(error.code == .rejected)
-            #expect(error.reason.contains("Note"))
-            #expect(try raw.strings("SELECT name || age FROM Note") == ["Ada36"])
+        let url = scratch.file()
+        let raw = try RawDatabase(url)
+        try raw.execute("CREATE TABLE Note (name TEXT, age INTEGER); INSERT INTO Note VALUES ('Ada', 36)")
+        let error = try await #require(throws: RepositoryError.self) {
+            _ = try await SQLiteRepository<Note>(fileURL: url)
         }
+        #expect(error.code == .rejected)
+        #expect(error.reason.contains("Note"))
+        #expect(try raw.strings("SELECT name || age FROM Note") == ["Ada36"])
     }
 
     @Test func tableOfAnEarlierVersionWithoutChecksumsIsRejectedAndLeftAlone() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let raw = try RawDatabase(url)
-            try raw.execute(
-                """
-                PRAGMA journal_mode=WAL;
-                CREATE TABLE "Note" (seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL);
-                INSERT INTO "Note" (id, body) VALUES ('a', '{"id":"a","text":"kept","rating":0}')
-                """)
-            let error = try await #require(throws: RepositoryError.self) {
-                _ = try await SQLiteRepository<Note>(fileURL: url)
-            }
-            #expect(error.code == .rejected)
-            #expect(error.reason.contains("earlier version"))
-            #expect(error.reason.contains("crc"))
-            #expect(try raw.strings(#"SELECT json_extract(body, '$.text') FROM "Note""#) == ["kept"])
-            #expect(try raw.strings(#"SELECT name FROM pragma_table_info('Note')"#) == ["seq", "id", "body"])
+        let url = scratch.file()
+        let raw = try RawDatabase(url)
+        try raw.execute(
+            """
+            PRAGMA journal_mode=WAL;
+            CREATE TABLE "Note" (seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL);
+            INSERT INTO "Note" (id, body) VALUES ('a', '{"id":"a","text":"kept","rating":0}')
+            """)
+        let error = try await #require(throws: RepositoryError.self) {
+            _ = try await SQLiteRepository<Note>(fileURL: url)
         }
+        #expect(error.code == .rejected)
+        #expect(error.reason.contains("earlier version"))
+        #expect(error.reason.contains("crc"))
+        #expect(try raw.strings(#"SELECT json_extract(body, '$.text') FROM "Note""#) == ["kept"])
+        #expect(try raw.strings(#"SELECT name FROM pragma_table_info('Note')"#) == ["seq", "id", "body"])
     }
 
     @Test func everyRowCarriesTheChecksumOfItsSeqIDAndBody() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let store = try await SQLiteRepository<Note>(fileURL: url)
-            try await store.save(.make(index: 1, revision: 0))
-            try await store.save(.make(index: 2, revision: 0))
-            let raw = try RawDatabase(url)
-            let before = try raw.strings(#"SELECT crc FROM "Note" ORDER BY seq"#)
-            // An upsert keeps the seq and recomputes the checksum over the new body.
-            try await store.save(.make(index: 1, revision: 1))
-            let after = try raw.strings(#"SELECT crc FROM "Note" ORDER BY seq"#)
-            #expect(after[0] != before[0])
-            #expect(after[1] == before[1])
-            #expect(
-                try await store.fetchAll() == [.make(index: 1, revision: 1), .make(index: 2, revision: 0)])
-            // A row another tool rewrote without its checksum is damage, never served.
-            try raw.execute(
-                #"UPDATE "Note" SET body = replace(body, 'revision 0', 'revision 9') WHERE seq = 2"#)
-            let error = try await #require(throws: RepositoryError.self) {
-                _ = try await store.fetch(id: Note.make(index: 2, revision: 0).id)
-            }
-            #expect(error.code == .corrupted)
-            #expect(error.record == Note.make(index: 2, revision: 0).id)
-            try await store.close()
+        let url = scratch.file()
+        let store = try await SQLiteRepository<Note>(fileURL: url)
+        try await store.save(.make(index: 1, revision: 0))
+        try await store.save(.make(index: 2, revision: 0))
+        let raw = try RawDatabase(url)
+        let before = try raw.strings(#"SELECT crc FROM "Note" ORDER BY seq"#)
+        // An upsert keeps the seq and recomputes the checksum over the new body.
+        try await store.save(.make(index: 1, revision: 1))
+        let after = try raw.strings(#"SELECT crc FROM "Note" ORDER BY seq"#)
+        #expect(after[0] != before[0])
+        #expect(after[1] == before[1])
+        #expect(
+            try await store.fetchAll() == [.make(index: 1, revision: 1), .make(index: 2, revision: 0)])
+        // A row another tool rewrote without its checksum is damage, never served.
+        try raw.execute(
+            #"UPDATE "Note" SET body = replace(body, 'revision 0', 'revision 9') WHERE seq = 2"#)
+        let error = try await #require(throws: RepositoryError.self) {
+            _ = try await store.fetch(id: Note.make(index: 2, revision: 0).id)
         }
+        #expect(error.code == .corrupted)
+        #expect(error.record == Note.make(index: 2, revision: 0).id)
+        try await store.close()
     }
 
     @Test func idColumnHoldsIntegersForIntegerIDsAndTextOtherwise() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let entities = try await SQLiteRepository<ConformanceEntity>(fileURL: url)
-            let notes = try await SQLiteRepository<Note>(fileURL: url)
-            let tickets = try await SQLiteRepository<Ticket>(fileURL: url)
-            let keyed = try await SQLiteRepository<Keyed>(fileURL: url)
-            try await entities.save(.make(index: 42, revision: 0))
-            try await notes.save(.make(index: 1, revision: 0))
-            try await tickets.save(.make(index: 255, revision: 0))
-            try await keyed.save(Keyed(id: Keyed.Key(shelf: "b/2", slot: 7), text: "x"))
-            let raw = try RawDatabase(url)
-            #expect(
-                try raw.strings(#"SELECT typeof(id) || ':' || id FROM "ConformanceEntity""#) == ["integer:42"]
-            )
-            #expect(
-                try raw.strings(#"SELECT typeof(id) || ':' || id FROM "Note""#) == ["text:note-1-ü \"q\""])
-            #expect(
-                try raw.strings(#"SELECT typeof(id) || ':' || id FROM "Ticket""#)
-                    == ["text:00000000-0000-4000-8000-0000000000FF"])
-            #expect(try raw.strings(#"SELECT id FROM "Keyed""#) == [#"{"shelf":"b/2","slot":7}"#])
-            #expect(try raw.strings(#"SELECT json_extract(body, '$.seat') FROM "Ticket""#) == ["0"])
-            for store in [entities, notes, tickets] as [any ClosableStore] { try await store.close() }
-            try await keyed.close()
-        }
+        let url = scratch.file()
+        let entities = try await SQLiteRepository<ConformanceEntity>(fileURL: url)
+        let notes = try await SQLiteRepository<Note>(fileURL: url)
+        let tickets = try await SQLiteRepository<Ticket>(fileURL: url)
+        let keyed = try await SQLiteRepository<Keyed>(fileURL: url)
+        try await entities.save(.make(index: 42, revision: 0))
+        try await notes.save(.make(index: 1, revision: 0))
+        try await tickets.save(.make(index: 255, revision: 0))
+        try await keyed.save(Keyed(id: Keyed.Key(shelf: "b/2", slot: 7), text: "x"))
+        let raw = try RawDatabase(url)
+        #expect(
+            try raw.strings(#"SELECT typeof(id) || ':' || id FROM "ConformanceEntity""#) == ["integer:42"]
+        )
+        #expect(
+            try raw.strings(#"SELECT typeof(id) || ':' || id FROM "Note""#) == ["text:note-1-ü"])
+        #expect(
+            try raw.strings(#"SELECT typeof(id) || ':' || id FROM "Ticket""#)
+                == ["text:00000000-0000-4000-8000-0000000000FF"])
+        #expect(try raw.strings(#"SELECT id FROM "Keyed""#) == [#"{"shelf":"b/2","slot":7}"#])
+        #expect(try raw.strings(#"SELECT json_extract(body, '$.seat') FROM "Ticket""#) == ["0"])
+        for store in [entities, notes, tickets] as [any ClosableStore] { try await store.close() }
+        try await keyed.close()
     }
 
     @Test func everyKindOfIDRoundTrips() async throws {
@@ -164,52 +160,48 @@ import Testing
     }
 
     @Test func upsertKeepsTheRowsSeqAndReinsertingTakesANewOne() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let store = try await SQLiteRepository<Note>(fileURL: url)
-            try await store.save(contentsOf: (1...3).map { .make(index: $0, revision: 0) })
-            let raw = try RawDatabase(url)
-            let seqOfTwo = #"SELECT seq FROM "Note" WHERE json_extract(body, '$.text') LIKE '%note 2'"#
-            let before = try raw.strings(seqOfTwo)
-            try await store.save(.make(index: 2, revision: 1))
-            #expect(try raw.strings(seqOfTwo) == before)
-            try await store.delete(id: Note.make(index: 3, revision: 0).id)
-            try await store.delete(id: Note.make(index: 2, revision: 0).id)
-            try await store.save(.make(index: 2, revision: 2))
-            try await store.save(.make(index: 3, revision: 0))
-            #expect(
-                try await store.fetchAll().map(\.text) == [
-                    "revision 0 of note 1", "revision 2 of note 2", "revision 0 of note 3",
-                ])
-            #expect(try raw.strings(#"SELECT seq FROM "Note" ORDER BY seq"#) == ["1", "2", "3"])
-            try await store.close()
-        }
+        let url = scratch.file()
+        let store = try await SQLiteRepository<Note>(fileURL: url)
+        try await store.save(contentsOf: (1...3).map { .make(index: $0, revision: 0) })
+        let raw = try RawDatabase(url)
+        let seqOfTwo = #"SELECT seq FROM "Note" WHERE json_extract(body, '$.text') LIKE '%note 2'"#
+        let before = try raw.strings(seqOfTwo)
+        try await store.save(.make(index: 2, revision: 1))
+        #expect(try raw.strings(seqOfTwo) == before)
+        try await store.delete(id: Note.make(index: 3, revision: 0).id)
+        try await store.delete(id: Note.make(index: 2, revision: 0).id)
+        try await store.save(.make(index: 2, revision: 2))
+        try await store.save(.make(index: 3, revision: 0))
+        #expect(
+            try await store.fetchAll().map(\.text) == [
+                "revision 0 of note 1", "revision 2 of note 2", "revision 0 of note 3",
+            ])
+        #expect(try raw.strings(#"SELECT seq FROM "Note" ORDER BY seq"#) == ["1", "2", "3"])
+        try await store.close()
     }
 
     /// A save is one statement that computes the next `seq` in SQL; past the last `seq` it
     /// cannot, and the save takes the path that reads the `seq` first.
     @Test func atTheLastSeqAnUpsertStillUpdatesAndANewEntityIsRefused() async throws {
-        try await withScratchDirectory { scratch in
-            let url = scratch.newFile()
-            let store = try await SQLiteRepository<Note>(fileURL: url)
-            try await store.save(.make(index: 1, revision: 0))
-            try RawDatabase(url).execute(#"UPDATE "Note" SET seq = 9223372036854775807"#)
-            // The update rewrites the checksum over the row's seq, so the row reads back whole.
-            try await store.save(.make(index: 1, revision: 1))
-            #expect(
-                try await store.fetch(id: Note.make(index: 1, revision: 0).id) == .make(index: 1, revision: 1)
-            )
-            let error = try await #require(throws: RepositoryError.self) {
-                try await store.save(.make(index: 2, revision: 0))
-            }
-            #expect(error.code == .rejected)
-            let batchError = try await #require(throws: RepositoryError.self) {
-                try await store.save(contentsOf: [.make(index: 1, revision: 2), .make(index: 3, revision: 0)])
-            }
-            #expect(batchError.code == .rejected)
-            #expect(try await store.fetchAll() == [.make(index: 1, revision: 1)])
-            try await store.close()
+        let url = scratch.file()
+        let store = try await SQLiteRepository<Note>(fileURL: url)
+        try await store.save(.make(index: 1, revision: 0))
+        try RawDatabase(url).execute(#"UPDATE "Note" SET seq = 9223372036854775807"#)
+        // The update rewrites the checksum over the row's seq, so the row reads back whole.
+        try await store.save(.make(index: 1, revision: 1))
+        #expect(
+            try await store.fetch(id: Note.make(index: 1, revision: 0).id) == .make(index: 1, revision: 1)
+        )
+        let error = try await #require(throws: RepositoryError.self) {
+            try await store.save(.make(index: 2, revision: 0))
         }
+        #expect(error.code == .rejected)
+        let batchError = try await #require(throws: RepositoryError.self) {
+            try await store.save(contentsOf: [.make(index: 1, revision: 2), .make(index: 3, revision: 0)])
+        }
+        #expect(batchError.code == .rejected)
+        #expect(try await store.fetchAll() == [.make(index: 1, revision: 1)])
+        try await store.close()
     }
 }
 

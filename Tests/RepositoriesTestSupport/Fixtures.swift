@@ -6,10 +6,19 @@ public struct Note: Identifiable, Codable, Sendable, Equatable {
     public var id: String
     /// Content that changes with the revision.
     public var text: String
+    /// `nil`, except in ``unencodable(index:)``: a number JSON cannot hold.
+    public var rating: Double? = nil
 
     /// The note for `index` at `revision`.
     public static func make(index: Int, revision: Int) -> Note {
         Note(id: "note-\(index)-ü", text: "revision \(revision) of note \(index)")
+    }
+
+    /// A note for `index` that no JSON encoder can encode (its rating is not finite).
+    public static func unencodable(index: Int) -> Note {
+        var note = make(index: index, revision: 9_999)
+        note.rating = .nan
+        return note
     }
 }
 
@@ -21,6 +30,8 @@ public struct Ticket: Identifiable, Codable, Sendable, Equatable {
     public var seat: Int
     /// An optional that is `nil` on even revisions.
     public var holder: String?
+    /// `nil`, except in ``unencodable(index:)``: a number JSON cannot hold.
+    public var price: Double? = nil
 
     /// The ticket for `index` at `revision`.
     public static func make(index: Int, revision: Int) -> Ticket {
@@ -29,6 +40,13 @@ public struct Ticket: Identifiable, Codable, Sendable, Equatable {
         return Ticket(
             id: UUID(uuidString: "00000000-0000-4000-8000-\(padded)")!, seat: revision,
             holder: revision % 2 == 0 ? nil : "holder \(revision)")
+    }
+
+    /// A ticket for `index` that no JSON encoder can encode (its price is not finite).
+    public static func unencodable(index: Int) -> Ticket {
+        var ticket = make(index: index, revision: 9_999)
+        ticket.price = .infinity
+        return ticket
     }
 }
 

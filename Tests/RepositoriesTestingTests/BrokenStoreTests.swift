@@ -135,4 +135,77 @@ import Testing
             makeEntity: { index, revision in ConformanceEntity.make(index: index % 10, revision: revision) })
         await #expect(throws: ConformanceSetupError.self) { try await suite.basics() }
     }
+
+    // MARK: Equal IDs spelled differently
+
+    @Test func storeThatTellsEqualIDsApartIsCaughtByEqualIDsAreOneEntity() async throws {
+        let suite = RepositoryConformance(
+            options: ConformanceOptions(seed: 13),
+            makeRepository: { BrokenRepository<Label>(.distinguishesEqualIDs) }, makeEntity: Label.make)
+        let failure = try await #require(throws: ConformanceFailure.self) { try await suite.run() }
+        #expect(failure.brokenLaws == [.equalIDsAreOneEntity], "\(failure)")
+        let violation = try #require(failure.violations.first)
+        #expect(
+            violation.operations.first == #"#1's ID spelled two ways: label-1-\u{E9} and label-1-e\u{301}"#)
+    }
+
+    @Test func storeThatKeepsOneEntityPerIDKeepsTheLawWithStringIDs() async throws {
+        let report = try await RepositoryConformance(
+            makeRepository: { InMemoryRepository<Label>() }, makeEntity: Label.make
+        ).basics()
+        #expect(report.passed.contains(.equalIDsAreOneEntity))
+        #expect(report.skipped.isEmpty)
+    }
+
+    @Test func integerIDsHaveOneSpellingAndKeepTheLaw() async throws {
+        let report = try await RepositoryConformance(makeRepository: {
+            InMemoryRepository<ConformanceEntity>()
+        })
+        .basics()
+        #expect(report.passed.contains(.equalIDsAreOneEntity))
+    }
+
+    @Test func stringIDsWithOneSpellingSkipTheLawSayingWhatToDo() async throws {
+        let report = try await RepositoryConformance(
+            makeRepository: { InMemoryRepository<Label>() }, makeEntity: Label.plain
+        ).basics()
+        let skip = try #require(report.skipped.first { $0.law == .equalIDsAreOneEntity })
+        #expect(skip.reason.contains("accented letter"))
+        #expect(skip.reason.contains("makeEntityWithRespelledID"))
+        #expect(!report.passed.contains(.equalIDsAreOneEntity))
+    }
+
+    @Test func otherIDTypesAreSkippedUnlessTheAuthorRespellsThem() async throws {
+        let without = try await RepositoryConformance(
+            makeRepository: { InMemoryRepository<Shelved>() }, makeEntity: Shelved.make
+        ).basics()
+        #expect(without.skipped.map(\.law) == [.equalIDsAreOneEntity])
+        #expect(without.skipped.first?.reason.contains("makeEntityWithRespelledID") == true)
+
+        var options = ConformanceOptions<InMemoryRepository<Shelved>>()
+        options.makeEntityWithRespelledID = Shelved.respelled
+        let with = try await RepositoryConformance(
+            options: options, makeRepository: { InMemoryRepository<Shelved>() }, makeEntity: Shelved.make
+        ).basics()
+        #expect(with.passed.contains(.equalIDsAreOneEntity))
+
+        var brokenOptions = ConformanceOptions<BrokenRepository<Shelved>>()
+        brokenOptions.makeEntityWithRespelledID = Shelved.respelled
+        let failure = try await #require(throws: ConformanceFailure.self) {
+            try await RepositoryConformance(
+                options: brokenOptions, makeRepository: { BrokenRepository<Shelved>(.distinguishesEqualIDs) },
+                makeEntity: Shelved.make
+            ).basics()
+        }
+        #expect(failure.brokenLaws == [.equalIDsAreOneEntity])
+    }
+
+    @Test func respellingThatIsNotAnotherSpellingIsASetupError() async throws {
+        var options = ConformanceOptions<InMemoryRepository<Shelved>>()
+        options.makeEntityWithRespelledID = Shelved.make
+        let suite = RepositoryConformance(
+            options: options, makeRepository: { InMemoryRepository<Shelved>() }, makeEntity: Shelved.make)
+        let error = await #expect(throws: ConformanceSetupError.self) { try await suite.basics() }
+        #expect(error?.message.contains("spell it another way") == true)
+    }
 }

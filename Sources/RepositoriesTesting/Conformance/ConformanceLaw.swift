@@ -23,6 +23,10 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
     case fetchIDsMatchesFetch
     /// `delete(ids:)` removes those IDs and no others.
     case deleteIDsRemovesOnlyThose
+    /// IDs that are `==` but spelled differently (a string in two Unicode forms) name one
+    /// entity: saving under both keeps one, in the place of the first, and fetching or
+    /// deleting under either reaches it.
+    case equalIDsAreOneEntity
 
     // batches
     /// `save(contentsOf:)` saves every entity; with a repeated ID the later entity wins.
@@ -67,7 +71,7 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
         switch self {
         case .saveIsVisible, .saveReplaces, .saveIsIdempotent, .fetchOfAbsentIDIsNil, .deleteRemoves,
             .deleteOfAbsentIDSucceeds, .deleteAllEmpties, .requireThrowsNotFound, .countMatchesFetchAll,
-            .fetchIDsMatchesFetch, .deleteIDsRemovesOnlyThose:
+            .fetchIDsMatchesFetch, .deleteIDsRemovesOnlyThose, .equalIDsAreOneEntity:
             .basics
         case .batchIsSavedWhole, .failedBatchLeavesNothing, .cancelledBatchIsAllOrNothing: .batches
         case .fetchAllKeepsInsertionOrder, .replacedEntityKeepsItsPlace, .reinsertedEntityMovesToEnd:
@@ -80,40 +84,5 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
     }
 
     /// The law's name.
-    public var description: String { rawValue }
-}
-
-/// A group of laws that ``RepositoryConformance`` checks with one method.
-public enum ConformanceArea: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// Save, fetch, delete, count and their batch forms, one at a time.
-    case basics
-    /// All-or-nothing batches, proven with a fault.
-    case batches
-    /// Insertion order.
-    case ordering
-    /// Filter, sort, offset and limit.
-    case queries
-    /// Many tasks at once.
-    case concurrency
-    /// Randomized sequences compared with `InMemoryRepository`, shrunk on failure.
-    case randomized
-    /// Close and reopen (stores that persist).
-    case durability
-
-    /// The laws this area checks.
-    public var laws: [ConformanceLaw] { ConformanceLaw.allCases.filter { $0.area == self } }
-
-    /// The area's name.
-    public var description: String { rawValue }
-}
-
-/// A capability a store may lack; the laws that need it are skipped, and the report says so.
-public enum ConformanceCapability: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// `save(contentsOf:)` is all or nothing (plain REST cannot promise it).
-    case atomicBatches
-    /// `fetchAll()` returns entities in the order of first insertion.
-    case insertionOrder
-
-    /// The capability's name.
     public var description: String { rawValue }
 }

@@ -28,6 +28,18 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
     /// `failedBatchLeavesNothing` law is skipped.
     public var makeUnencodableEntity: (@Sendable (Int) -> Repo.Entity)?
 
+    /// Returns the entity `makeEntity(index, revision)` returns, under an ID that is `==` to
+    /// its ID (and hashes alike) but is spelled differently: a string inside it in another
+    /// Unicode normalization form, say. The `equalIDsAreOneEntity` law saves under both.
+    ///
+    /// Without it, the suite makes such entities itself when the ID is a `String` and the
+    /// entity is `Codable` with its ID under the key `"id"` (it respells an ID with an
+    /// accented letter in the other normalization form), and for integer and `UUID` IDs,
+    /// whose equal values are spelled alike, checks the one spelling; for any other entity
+    /// the law is skipped, and the report says why. The suite throws
+    /// ``ConformanceSetupError`` when the IDs it returns are not `==` or are spelled alike.
+    public var makeEntityWithRespelledID: (@Sendable (_ index: Int, _ revision: Int) -> Repo.Entity)?
+
     /// The seed of every randomized choice. `nil` reads `REPOSITORY_CONFORMANCE_SEED` from the
     /// environment, or picks a fresh seed; a failure always prints the seed it used.
     public var seed: UInt64?
@@ -48,6 +60,7 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
         reopen: (@Sendable (Repo) async throws -> Repo)? = nil,
         tearDown: (@Sendable (Repo) async throws -> Void)? = nil,
         makeUnencodableEntity: (@Sendable (Int) -> Repo.Entity)? = nil,
+        makeEntityWithRespelledID: (@Sendable (Int, Int) -> Repo.Entity)? = nil,
         seed: UInt64? = nil,
         concurrentTasks: Int = 8,
         operationsPerTask: Int = 1_000,
@@ -58,6 +71,7 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
         self.reopen = reopen
         self.tearDown = tearDown
         self.makeUnencodableEntity = makeUnencodableEntity
+        self.makeEntityWithRespelledID = makeEntityWithRespelledID
         self.seed = seed
         self.concurrentTasks = concurrentTasks
         self.operationsPerTask = operationsPerTask

@@ -1,30 +1,3 @@
-/// One broken law: which, what was seen, and the operations that showed it.
-public struct ConformanceViolation: Sendable, CustomStringConvertible {
-    /// The law that was broken.
-    public var law: ConformanceLaw
-    /// What was expected and what happened instead.
-    public var message: String
-    /// The operations, in order, that led to the break (shrunk for the randomized area).
-    public var operations: [String]
-    /// The seed that reproduces the break, for laws that make random choices.
-    public var seed: UInt64?
-
-    /// The law, the message, the seed and the operations, one per line.
-    public var description: String {
-        var lines = ["✗ \(law.area)/\(law): \(message)"]
-        if let seed {
-            lines.append(
-                "  reproduce with seed \(seed) (ConformanceOptions.seed or REPOSITORY_CONFORMANCE_SEED=\(seed))"
-            )
-        }
-        if !operations.isEmpty {
-            lines.append("  operations:")
-            lines.append(contentsOf: operations.enumerated().map { "    \($0.offset + 1). \($0.element)" })
-        }
-        return lines.joined(separator: "\n")
-    }
-}
-
 /// What a conformance run did: the laws it checked, the ones it skipped and why, and the
 /// ones that broke.
 public struct ConformanceReport: Sendable, CustomStringConvertible {
@@ -71,23 +44,4 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         violations += other.violations
         notes += other.notes
     }
-}
-
-/// The error ``RepositoryConformance/run()`` throws: every broken law of the run, each with
-/// the operations that broke it.
-public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
-    /// The whole report, violations included.
-    public var report: ConformanceReport
-
-    /// The broken laws.
-    public var violations: [ConformanceViolation] { report.violations }
-
-    /// The laws broken, without repeats, in the order they were found.
-    public var brokenLaws: [ConformanceLaw] {
-        var seen = Set<ConformanceLaw>()
-        return report.violations.map(\.law).filter { seen.insert($0).inserted }
-    }
-
-    /// The report.
-    public var description: String { report.description }
 }

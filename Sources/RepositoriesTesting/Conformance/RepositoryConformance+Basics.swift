@@ -115,6 +115,7 @@ extension RepositoryConformance {
             try await probe.delete(ids: [6, 5].map(catalog.id))
             try await probe.expectAll(probe.entities([1, 3]), "after delete(ids: [#6, #5])")
         }
+        await checkEqualIDs(catalog, into: &report)
     }
 
     func expectCountMatches(_ probe: Probe<Repo>) async throws {

@@ -25,8 +25,10 @@ import Repositories
 ///
 /// `makeRepository` must return a new, empty repository on each call; the suite calls it
 /// once per law. Laws that need a capability the store declared unsupported (in
-/// ``ConformanceOptions/unsupported``), and the durability area when no
-/// ``ConformanceOptions/reopen`` is given, are skipped and listed in
+/// ``ConformanceOptions/unsupported``), the durability area when no
+/// ``ConformanceOptions/reopen`` is given, and ``ConformanceLaw/equalIDsAreOneEntity`` when
+/// the suite cannot spell an ID two ways (see
+/// ``ConformanceOptions/makeEntityWithRespelledID``), are skipped and listed in
 /// ``ConformanceReport/skipped``, never counted as passed; an area method whose every law
 /// was skipped throws ``ConformanceSetupError`` rather than pass having checked nothing.
 public struct RepositoryConformance<Repo: Repository>: Sendable where Repo.Entity: Equatable {
@@ -153,6 +155,7 @@ extension RepositoryConformance {
             catalog = try EntityCatalog(
                 indexLimit: max(1_024, 64 + options.concurrentTasks * Self.keysPerTask + 64),
                 makeEntity: makeEntity, makeUnencodable: options.makeUnencodableEntity)
+            if areas.contains(.basics) { _ = try respelledIDs() }
         } catch let broken as LawBroken {
             throw ConformanceSetupError(message: broken.message)
         }
@@ -229,13 +232,4 @@ extension RepositoryConformance {
         skip(law, "the store declares \(capability) unsupported", into: &report)
         return true
     }
-}
-
-/// The suite could not start: its inputs break a precondition, such as a `makeEntity` that
-/// gives two indexes one ID.
-public struct ConformanceSetupError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong and how to fix it.
-    public var message: String
-    /// The message.
-    public var description: String { "RepositoryConformance could not start: \(message)" }
 }

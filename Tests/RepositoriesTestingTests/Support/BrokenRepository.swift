@@ -34,6 +34,9 @@ where Entity.ID: Sendable {
         case stopsBatchOnCancellation
         /// Reopening loses the last write.
         case losesLastWriteOnReopen
+        /// Keys entities by how their ID is spelled (its Unicode scalars), as a store that
+        /// compares bytes does, so IDs that are `==` but spelled differently are two entities.
+        case distinguishesEqualIDs
     }
 
     private let base: InMemoryRepository<Entity>
@@ -41,15 +44,19 @@ where Entity.ID: Sendable {
     private let saves = Mutex(0)
     private let deletes = Mutex(0)
     private let lastSaved = Mutex<Entity.ID?>(nil)
+    /// The entities of a `distinguishesEqualIDs` store, in insertion order, by spelling.
+    private let bySpelling: Mutex<[(spelling: [Unicode.Scalar], entity: Entity)]>
 
     init(_ defect: Defect) {
         self.defect = defect
         self.base = InMemoryRepository()
+        self.bySpelling = Mutex([])
     }
 
     private init(_ defect: Defect, base: InMemoryRepository<Entity>) {
         self.defect = defect
         self.base = base
+        self.bySpelling = Mutex([])
     }
 
     /// The same storage seen by a new instance, as after a close and reopen.
@@ -60,9 +67,16 @@ where Entity.ID: Sendable {
         return BrokenRepository(defect, base: base)
     }
 
-    func fetch(id: Entity.ID) async throws -> Entity? { try await base.fetch(id: id) }
+    func fetch(id: Entity.ID) async throws -> Entity? {
+        if defect == .distinguishesEqualIDs {
+            let spelling = Self.spelling(of: id)
+            return bySpelling.withLock { entries in entries.first { $0.spelling == spelling }?.entity }
+        }
+        return try await base.fetch(id: id)
+    }
 
     func fetchAll() async throws -> [Entity] {
+        if defect == .distinguishesEqualIDs { return bySpelling.withLock { $0.map(\.entity) } }
         let all = try await base.fetchAll()
         return defect == .reversedOrder ? all.reversed() : all
     }
@@ -73,6 +87,7 @@ where Entity.ID: Sendable {
             return count
         }
         if defect == .losesEveryThirdSave && number % 3 == 0 { return }
+        if defect == .distinguishesEqualIDs { return bySpelling.withLock { Self.upsert(entity, into: &$0) } }
         if defect == .ignoresReplacement, try await base.fetch(id: entity.id) != nil { return }
         try await base.save(entity)
         lastSaved.withLock { $0 = entity.id }
@@ -94,6 +109,11 @@ where Entity.ID: Sendable {
                 try await base.save(entity)
                 await Task.yield()
             }
+        case .distinguishesEqualIDs:
+            for entity in entities { _ = try JSONEncoder().encode(entity) }
+            bySpelling.withLock { entries in
+                for entity in entities { Self.upsert(entity, into: &entries) }
+            }
         case .stopsBatchOnCancellation:
             // One suspension per entity, as a store doing I/O per entity has.
             for entity in entities {
@@ -114,11 +134,16 @@ where Entity.ID: Sendable {
         if defect == .throwsOnAbsentDelete, try await base.fetch(id: id) == nil {
             throw RepositoryError.notFound(id: id)
         }
+        if defect == .distinguishesEqualIDs {
+            let spelling = Self.spelling(of: id)
+            return bySpelling.withLock { $0.removeAll { $0.spelling == spelling } }
+        }
         if try await base.fetch(id: id) != nil { deletes.withLock { $0 += 1 } }
         try await base.delete(id: id)
     }
 
     func deleteAll() async throws {
+        bySpelling.withLock { $0.removeAll() }
         deletes.withLock { $0 = 0 }
         try await base.deleteAll()
     }
@@ -129,6 +154,7 @@ where Entity.ID: Sendable {
     }
 
     func count() async throws -> Int {
+        if defect == .distinguishesEqualIDs { return bySpelling.withLock { $0.count } }
         let count = try await base.count()
         return defect == .staleCount ? count + deletes.withLock { $0 } : count
     }
@@ -143,5 +169,20 @@ where Entity.ID: Sendable {
         default: break
         }
         return try query.apply(to: try await fetchAll())
+    }
+
+    private static func spelling(of id: Entity.ID) -> [Unicode.Scalar] {
+        Array(String(describing: id).unicodeScalars)
+    }
+
+    private static func upsert(
+        _ entity: Entity, into entries: inout [(spelling: [Unicode.Scalar], entity: Entity)]
+    ) {
+        let spelling = spelling(of: entity.id)
+        if let position = entries.firstIndex(where: { $0.spelling == spelling }) {
+            entries[position].entity = entity
+        } else {
+            entries.append((spelling, entity))
+        }
     }
 }
