@@ -200,16 +200,6 @@ final class JournalFile {
     }
 }
 
-/// A failed system call: its `errno` and the system's message for it.
-public struct SystemCallError: Error, Sendable, CustomStringConvertible {
-    /// The `errno` value.
-    public var code: Int32
-    /// The system's message for `code`.
-    public var message: String
-    /// The message and the code.
-    public var description: String { "\(message) (errno \(code))" }
-}
-
 // The system calls, under names that do not clash with the methods above.
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
     open(path, flags, mode)
