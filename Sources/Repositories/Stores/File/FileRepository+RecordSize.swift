@@ -7,7 +7,9 @@ extension FileRepository {
 
     /// Throws `rejected` naming the entity when its JSON (`byteCount` bytes) is larger than
     /// one record of the file holds, before anything is written.
-    static func checkEntitySize(_ byteCount: Int, id: String, recordLimit: UInt64, path: String) throws {
+    static func checkEntitySize(
+        _ byteCount: Int, id: @autoclosure () -> String, recordLimit: UInt64, path: String
+    ) throws {
         let limit = maxEntityLength(recordLimit: recordLimit)
         guard UInt64(byteCount) > limit else { return }
         throw RepositoryError(
@@ -16,7 +18,7 @@ extension FileRepository {
                 "The entity encodes to \(byteCount) bytes, more than one record of a store file holds (\(limit) bytes), so nothing was written",
             recovery:
                 "Keep large contents (media, blobs) in files of their own and store their names in the entity",
-            id: id, location: path)
+            id: id(), location: path)
     }
 
     /// Throws `rejected` naming the entity that takes the batch past one record's limit
