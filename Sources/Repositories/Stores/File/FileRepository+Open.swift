@@ -23,7 +23,7 @@ extension FileRepository {
                 recovery: "Pass the URL of a file, such as \(path)/data.store")
         }
         if !JournalFile.exists(path) { try createEmpty(at: path) }
-        let file = try openLocked(path)
+        let file = try openLocked(path, lockWait: options.lockWait)
         // A leftover of a compaction that crashed before its rename; the store itself is whole.
         try JournalFile.remove(path + compactingSuffix)
 
@@ -78,15 +78,28 @@ extension FileRepository {
 
     /// Opens `path` and takes its lock, making sure the file locked is still the one the
     /// path names (a compaction in another process may have renamed a new file over it).
-    private static func openLocked(_ path: String) throws -> JournalFile {
+    private static func openLocked(_ path: String, lockWait: Duration?) throws -> JournalFile {
         for _ in 0..<8 {
             let file = try JournalFile.open(path: path)
-            guard try file.tryLock() else { throw RepositoryError.locked(location: path) }
+            guard try file.tryLock() else { throw lockedError(at: path, lockWait: lockWait) }
             let locked = try file.identity()
             if let current = JournalFile.identity(of: path), current == locked { return file }
             file.close()
         }
-        throw RepositoryError.locked(location: path)
+        throw lockedError(at: path, lockWait: lockWait)
+    }
+
+    /// `locked` for the store at `path`, naming the option that waits for its holder.
+    static func lockedError(at path: String, lockWait: Duration?) -> RepositoryError {
+        let recovery =
+            if let lockWait {
+                "The other holder kept it longer than Options.lockWait (\(lockWait)); close it, or open with a longer lockWait"
+            } else {
+                "Close the other user of the store, or open it with Options(lockWait: .seconds(5)) to wait for it to let go"
+            }
+        return RepositoryError(
+            .locked, reason: "Another process or instance holds the store", recovery: recovery, location: path
+        )
     }
 
     /// Appends the undecodable records to the side file, one JSON object a line, and

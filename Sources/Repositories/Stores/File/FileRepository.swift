@@ -28,6 +28,30 @@ import Synchronization
 ///   answers with an empty list for a store that holds data it could not read.
 /// - **One user at a time.** The file is locked exclusively: a second opener, in this
 ///   process or another, gets `locked` at once (or after ``Options/lockWait``).
+/// - **One record is at most 4 GiB.** An entity whose JSON is larger (or a batch, or a
+///   delete, larger in all) throws `rejected` naming the entity and the limit, and nothing
+///   of its call is written.
+///
+/// ## When the disk or the file changes under the store
+///
+/// Reads answer from the in-memory index, which holds every acknowledged write, so they
+/// keep working through every failure below; only ``close()`` ends them.
+///
+/// - **A write the file system refuses** (a full disk, an immutable file, a read-only file
+///   system) throws for that call only. What it may have left is cut back off the file, so
+///   the journal ends at the last acknowledged record and the next write simply tries
+///   again. If cutting fails too and bytes were left, the next write cuts them first and
+///   throws while it cannot; nothing is appended after them.
+/// - **A failed flush** (fsync) leaves the file's contents unknown: every later write
+///   throws `unavailable` until the store is closed and opened again (opening checks every
+///   record).
+/// - **The file deleted, moved away or replaced** (another file renamed over it) while the
+///   store is open: before it tells writers yes, and before compaction renames, the store
+///   compares its open file's device and inode with what the path names. When they differ
+///   the write throws `rejected` naming the path, and every later write and compaction
+///   throws the same until the store is reopened; the file now at the path is never
+///   touched. Read what you need from the store, close it, and save it into the store you
+///   mean to use.
 ///
 /// ## Cost
 ///
@@ -61,10 +85,13 @@ where Entity.ID: Codable & Sendable {
     @usableFromInline let state: Mutex<_FileState<Entity>>
     let writer: DispatchQueue
     let journal: JournalBox
+    /// Test-only conditions: a lower record size limit, planned system-call failures.
+    let hooks = _FileTestHooks()
 
     /// Opens the store at `fileURL`, creating it when no file is there.
     ///
-    /// - Throws: `locked` when another process or instance holds the store; `corrupted`
+    /// - Throws: `locked` when another process or instance holds the store (at once, or
+    ///   after ``Options/lockWait``; the error's recovery names that option); `corrupted`
     ///   naming the offset when the file is damaged or is not a store (the file is left as
     ///   it was); `decodingFailed` naming the record when one no longer decodes; `rejected`
     ///   for a directory or a path that cannot be created.
@@ -86,6 +113,7 @@ where Entity.ID: Codable & Sendable {
         self.options = options
         self.setAsideRecordCount = opened.setAside
         self.writer = queue
+        opened.file.hooks = hooks
         self.journal = JournalBox(opened.file)
         self.state = Mutex(
             _FileState(index: opened.index, fileLength: opened.fileLength, totalRecords: opened.totalRecords))
@@ -138,22 +166,34 @@ where Entity.ID: Codable & Sendable {
 
     /// Appends a save record; returns once it is durable (per ``Options/durability``).
     ///
-    /// - Throws: `encodingFailed` (nothing written) when the entity cannot be encoded.
+    /// - Throws: `encodingFailed` (nothing written) when the entity cannot be encoded;
+    ///   `rejected` naming it when its JSON is larger than one record holds (4 GiB).
     /// - Complexity: O(1) amortized.
     public func save(_ entity: Entity) async throws {
         try Task.checkCancellation()
         let payload = try encode(entity, with: options.makeEncoder())
+        try Self.checkEntitySize(
+            payload.count, id: "\(entity.id)", recordLimit: recordLimit, path: fileURL.path)
         try await submit(JournalFormat.record(.save, payload: payload), .save(entity))
     }
 
     /// Appends the whole batch as one record with one checksum, in one write and one fsync.
     ///
-    /// - Throws: `encodingFailed` naming the entity when one cannot be encoded; nothing is written.
+    /// - Throws: `encodingFailed` naming the entity when one cannot be encoded; `rejected`
+    ///   naming the entity where the batch passes one record's limit (4 GiB in all). Either
+    ///   way nothing of the batch is written.
     public func save(contentsOf entities: [Entity]) async throws {
         try Task.checkCancellation()
         if entities.isEmpty { return }
         let encoder = options.makeEncoder()
         let encoded = try entities.map { try encode($0, with: encoder) }
+        let limit = recordLimit
+        for (entity, json) in zip(entities, encoded) {
+            try Self.checkEntitySize(json.count, id: "\(entity.id)", recordLimit: limit, path: fileURL.path)
+        }
+        try Self.checkBatchSize(
+            encoded.map(\.count), ids: { entities.map { "\($0.id)" } }, recordLimit: limit, path: fileURL.path
+        )
         try await submit(
             JournalFormat.record(.batch, payload: JournalFormat.batchPayload(encoded)), .saveBatch(entities))
     }
@@ -164,14 +204,20 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// Appends one delete record for the IDs that are stored; absent IDs are skipped.
+    ///
+    /// - Throws: `rejected`, deleting nothing, when the IDs' JSON is larger than one record
+    ///   holds (4 GiB).
     public func delete(ids: [ID]) async throws {
         try Task.checkCancellation()
         let present = try state.withLock { state in
-            try state.checkUsable(fileURL)
+            try state.checkWritable(fileURL)
             return ids.filter { state.index.contains($0) }
         }
         if present.isEmpty { return }
         let payload = try encodeIDs(present)
+        try Self.checkDeleteSize(
+            payload.count, count: present.count, firstID: "\(present[0])", recordLimit: recordLimit,
+            path: fileURL.path)
         try await submit(JournalFormat.record(.delete, payload: payload), .delete(present))
     }
 

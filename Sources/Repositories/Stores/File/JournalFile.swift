@@ -13,6 +13,10 @@
 final class JournalFile {
     var path: String
     private(set) var descriptor: Int32
+    /// Failures a test planned for this file's calls; `nil` outside tests.
+    var hooks: _FileTestHooks?
+    /// The open file's device and inode, read once: a descriptor's identity never changes.
+    private var ownIdentity: (device: UInt64, inode: UInt64)?
 
     private init(path: String, descriptor: Int32) {
         self.path = path
@@ -97,13 +101,54 @@ final class JournalFile {
         return done == size ? bytes : Array(bytes[..<done])
     }
 
+    /// What `path` names now, compared with this open file.
+    enum Placement {
+        /// `path` names this file.
+        case inPlace
+        /// Nothing is at `path`: the file was deleted or moved away.
+        case missing
+        /// Another file is at `path`: one was renamed over this one, or made after it was deleted.
+        case replaced
+    }
+
+    /// Whether `path` still names this file: the descriptor's device and inode (`fstat`,
+    /// read once) against the path's (`stat`).
+    func placement() throws -> Placement {
+        let own: (device: UInt64, inode: UInt64)
+        if let ownIdentity {
+            own = ownIdentity
+        } else {
+            own = try identity()
+            ownIdentity = own
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return .missing }
+            throw Self.error("look up the store file", path: path)
+        }
+        return (UInt64(info.st_dev), UInt64(info.st_ino)) == own ? .inPlace : .replaced
+    }
+
+    /// The file's length now.
+    func length() throws -> Int {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Self.error("inspect the store file", path: path) }
+        return Int(info.st_size)
+    }
+
     /// Writes all of `bytes` at `offset`.
     func write(_ bytes: [UInt8], at offset: Int) throws {
         var done = 0
+        let fault = hooks?.takeFault(for: .write)
         try bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             while done < buffer.count {
-                let count = pwrite(descriptor, base + done, buffer.count - done, off_t(offset + done))
+                if let fault, done >= min(fault.bytesFirst, buffer.count) {
+                    errno = fault.code
+                    throw Self.error("write to the store file", path: path)
+                }
+                let end = fault.map { min($0.bytesFirst, buffer.count) } ?? buffer.count
+                let count = pwrite(descriptor, base + done, end - done, off_t(offset + done))
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw Self.error("write to the store file", path: path)
@@ -115,6 +160,10 @@ final class JournalFile {
 
     /// Cuts the file to `length` bytes.
     func truncate(to length: Int) throws {
+        if let fault = hooks?.takeFault(for: .truncate) {
+            errno = fault.code
+            throw Self.error("truncate the store file", path: path)
+        }
         while ftruncate(descriptor, off_t(length)) != 0 {
             if errno == EINTR { continue }
             throw Self.error("truncate the store file", path: path)
@@ -123,6 +172,10 @@ final class JournalFile {
 
     /// Flushes the file's data to stable storage (on Apple platforms, through the drive's cache).
     func synchronize() throws {
+        if let fault = hooks?.takeFault(for: .synchronize) {
+            errno = fault.code
+            throw Self.error("flush the store file to disk (fsync)", path: path)
+        }
         #if canImport(Darwin)
             if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
         #endif
@@ -191,23 +244,15 @@ final class JournalFile {
         case EACCES, EPERM, EROFS:
             return RepositoryError(
                 .rejected, reason: "Could not \(action): \(message)",
-                recovery: "Check the file's permissions", location: path, underlying: cause)
+                recovery:
+                    "Check the file's permissions, and that it is not immutable or on a read-only file system",
+                location: path, underlying: cause)
         default:
             return RepositoryError(
                 .unavailable, reason: "Could not \(action): \(message)",
                 recovery: "Check the disk (space, health) and try again", location: path, underlying: cause)
         }
     }
-}
-
-/// A failed system call: its `errno` and the system's message for it.
-public struct SystemCallError: Error, Sendable, CustomStringConvertible {
-    /// The `errno` value.
-    public var code: Int32
-    /// The system's message for `code`.
-    public var message: String
-    /// The message and the code.
-    public var description: String { "\(message) (errno \(code))" }
 }
 
 // The system calls, under names that do not clash with the methods above.

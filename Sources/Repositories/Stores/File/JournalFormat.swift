@@ -16,6 +16,11 @@ enum JournalFormat {
     static let version: UInt16 = 1
     static let headerSize = 16
     static let recordHeaderSize = 16
+    /// The most payload bytes one record holds: its length is a `UInt32` (4 GiB less a byte).
+    static let maxPayloadLength = UInt64(UInt32.max)
+    /// What a batch payload spends besides its entities' JSON: the count, and a length per entity.
+    static let batchCountSize: UInt64 = 4
+    static let batchEntrySize: UInt64 = 4
 
     enum Kind: UInt8 {
         case save = 1
@@ -54,6 +59,8 @@ enum JournalFormat {
         return bytes
     }
 
+    /// Frames `payload` as a record. The caller has checked that it fits (at most
+    /// ``maxPayloadLength`` bytes): a longer one would trap rather than be cut short.
     static func record(_ kind: Kind, payload: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(recordHeaderSize + payload.count)

@@ -30,8 +30,13 @@ struct _FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
     @usableFromInline var isClosed = false
     /// Whether written data may not be on disk yet (relaxed durability).
     var unsynchronized = false
-    /// Set when the file can no longer be trusted (a failed fsync); every call throws it.
-    @usableFromInline var failure: RepositoryError?
+    /// Set when the store can no longer vouch for what it writes (a failed fsync, the file
+    /// deleted or replaced under it): every write throws it until the store is reopened;
+    /// reads go on answering from the index, which holds every acknowledged write.
+    var writeRefusal: RepositoryError?
+    /// Set when a failed write may have left bytes past `fileLength` that could not be cut
+    /// off; the next write cuts them first, and throws if it still cannot.
+    var tailNeedsCut = false
     /// Why the last automatic compaction failed, if it did; it is tried again later.
     var compactionError: RepositoryError?
 
@@ -43,10 +48,16 @@ struct _FileState<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
 
     var deadRecords: Int { totalRecords - index.count }
 
+    /// Throws `closed` once the store is closed; what reads check.
     @inlinable
     func checkUsable(_ fileURL: URL) throws {
         if isClosed { throw RepositoryError.closed(location: fileURL.path) }
-        if let failure { throw failure }
+    }
+
+    /// Throws `closed`, or why writes are refused; what writes check.
+    func checkWritable(_ fileURL: URL) throws {
+        try checkUsable(fileURL)
+        if let writeRefusal { throw writeRefusal }
     }
 
     mutating func apply(_ mutation: Mutation) {

@@ -187,6 +187,24 @@ import Testing
         try await second.close()
     }
 
+    @Test func theLockedErrorNamesTheOptionThatWaits() async throws {
+        let url = directory.file()
+        let first = try await FileRepository<ProductV1>(fileURL: url)
+        let atOnce = await #expect(throws: RepositoryError.self) {
+            try await FileRepository<ProductV1>(fileURL: url)
+        }
+        #expect(atOnce?.recovery?.contains("Options(lockWait:") == true)
+        #expect(atOnce?.description.contains("lockWait") == true)
+
+        // A waiter that gave up is told to wait longer, not to start waiting.
+        let afterWaiting = await #expect(throws: RepositoryError.self) {
+            try await FileRepository<ProductV1>(fileURL: url, options: .init(lockWait: .zero))
+        }
+        #expect(afterWaiting?.code == .locked)
+        #expect(afterWaiting?.recovery?.contains("longer lockWait") == true)
+        try await first.close()
+    }
+
     @Test func aWaitingOpenerGetsTheStoreOnceItIsReleased() async throws {
         let url = directory.file()
         let first = try await FileRepository<ProductV1>(fileURL: url)
