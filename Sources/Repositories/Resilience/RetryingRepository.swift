@@ -9,7 +9,8 @@ import Synchronization
 /// ```
 ///
 /// Every operation is retried the same way (writes included: they are idempotent by the
-/// laws of ``Repository``).
+/// laws of ``Repository``). All attempts of one call run with one ``IdempotencyKey`` (the
+/// caller's, else a new one), so a store that sends it lets the server apply the write once.
 ///
 /// - A failure is retried when attempts remain and ``RetryPolicy/shouldRetry`` accepts it;
 ///   otherwise it is thrown as it was, so the layers above still see its code. After the
@@ -46,6 +47,11 @@ public struct RetryingRepository<Base: Repository>: Repository {
     }
 
     private func attempt<T>(_ body: () async throws -> T) async throws -> T {
+        // Every attempt of one call carries one idempotency key, so a server can tell a retry
+        // from a new write.
+        if IdempotencyKey.current == nil {
+            return try await withIdempotencyKey(IdempotencyKey.make()) { try await attempt(body) }
+        }
         var retry = 0
         while true {
             do {
