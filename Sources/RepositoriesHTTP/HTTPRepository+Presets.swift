@@ -24,8 +24,24 @@ extension HTTPRepository.Configuration {
     /// array is read too, for an API without pagination), counts from the first page's
     /// `count`, `PUT` only replaces (a save is `PUT`, then `POST` on `404`; the model's `id` must
     /// be writable for client-chosen IDs), keys are snake_case, a create leaves the `id` out.
-    public static func djangoREST() -> Self {
+    ///
+    /// A `PUT` to DRF keeps the stored value of a field its body leaves out, and Swift's
+    /// synthesized `Encodable` leaves out `nil` optionals: to clear a field, encode `nil` as
+    /// `null` (`try container.encode(dueAt, forKey: .dueAt)` in `encode(to:)`).
+    ///
+    /// - Parameter pageSize: the page size to ask for with `?page_size=`, for an API whose
+    ///   pagination has a `page_size_query_param`; `nil` takes the server's. Pages are
+    ///   separate requests, so writes made while they are read can make a read miss or repeat
+    ///   an entity: fewer, larger pages make that rarer.
+    public static func djangoREST(pageSize: Int? = nil) -> Self {
         var configuration = Self()
+        if let pageSize {
+            configuration.endpoints.fetchAll = { resource in
+                .get(resource.collection).adding(query: [
+                    URLQueryItem(name: "page_size", value: String(pageSize))
+                ])
+            }
+        }
         configuration.trailingSlash = true
         configuration.coding = configuration.coding.convertingKeysToSnakeCase().omittingOnCreate(["id"])
             .unwrappingLists("results", nextPageKey: "next")
