@@ -10,7 +10,8 @@ Resources
              ?per_page=N&page=K   one page, with Link: <...>; rel="next" while more remain
              &envelope=KEY        the page as {"KEY": [...], "next": "<relative url>" | null}
              ?count               {"count": N}
-    POST   /<c>               a JSON object: create or replace it under its "id";
+    POST   /<c>               a JSON object: create or replace it under its "id", and
+                              answer it;
                               a JSON array: upsert every element, atomically
     DELETE /<c>               empty the collection
     GET    /<c>/<id>          the item (?envelope=KEY wraps it), 404 when absent
@@ -277,7 +278,9 @@ class Handler(BaseHTTPRequestHandler):
                 collection = STORE.collection(name)
                 for item in items:
                     collection[item_key(item["id"])] = json.dumps(item).encode()
-            return self.answer(201 if isinstance(value, dict) else 204)
+            if isinstance(value, dict):
+                return self.answer(201, json.dumps(value).encode())
+            return self.answer(204)
         if method == "DELETE":
             with STORE.condition:
                 STORE.collection(name).clear()

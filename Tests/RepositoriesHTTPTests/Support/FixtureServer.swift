@@ -110,6 +110,8 @@ final class FixtureServer: Sendable {
         case drop
         /// The ordinary answer.
         case pass
+        /// The request is applied, but the connection closes before the answer.
+        case loseAnswer
 
         var json: [String: Any] {
             switch self {
@@ -119,6 +121,7 @@ final class FixtureServer: Sendable {
             case .slow(let delay): ["action": "slow", "delay": delay]
             case .drop: ["action": "drop"]
             case .pass: ["action": "pass"]
+            case .loseAnswer: ["action": "lose-answer"]
             }
         }
     }
@@ -138,6 +141,8 @@ final class FixtureServer: Sendable {
         var headers: [String: String]
         /// The status answered (`"200"`), or the scripted action (`"drop"`).
         var status: String?
+        /// Whether the server answered from an earlier request with the same idempotency key.
+        var replayed: Bool?
 
         /// `"GET /items-…/1"`.
         var line: String { "\(method) \(path)" }
