@@ -46,14 +46,19 @@ enum InternetDate {
         else { return nil }
         seconds += hour * 3_600 + minute * 60 + second
         if scanner.take(".") || scanner.take(",") {
-            var scale = 0.1
+            // Whole digits first, one division last: the closest Double to the fraction.
+            var value = 0
+            var scale = 1.0
             var digits = 0
             while let digit = scanner.digit() {
-                fraction += Double(digit) * scale
-                scale /= 10
+                if digits < 15 {
+                    value = value * 10 + digit
+                    scale *= 10
+                }
                 digits += 1
             }
             guard digits > 0 else { return nil }
+            fraction = Double(value) / scale
         }
         if scanner.take("Z") || scanner.take("z") {
         } else if let sign = scanner.sign() {
