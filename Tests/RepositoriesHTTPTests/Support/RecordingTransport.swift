@@ -16,9 +16,11 @@ final class RecordingTransport: HTTPTransport {
         var headers: [String: String]
         var body: String
 
-        /// `"PUT /notes/5"`, with the query when there is one.
+        /// `"PUT /notes/5"`, with a trailing slash and the query when there are.
         var line: String {
-            "\(method) \(url.path)" + (url.query.map { "?\($0)" } ?? "")
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+            return "\(method) \(components?.percentEncodedPath ?? url.path)"
+                + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
         }
     }
 
