@@ -33,6 +33,7 @@ public enum IdempotencyKey {
 /// - Parameters:
 ///   - key: the key of the logical write; keep it with the change if the write may be
 ///     retried later (after a restart, from an outbox).
+///   - isolation: the actor `operation` runs on; the caller's, by default.
 ///   - operation: the write.
 /// - Returns: what `operation` returns.
 /// - Throws: what `operation` throws.
