@@ -13,7 +13,12 @@ import Repositories
 /// ```
 ///
 /// It slots in as the remote of `fallback(to:)` and `cached(in:)`, and under `.retrying`,
-/// which honours the `Retry-After` it reports.
+/// which honours the `Retry-After` it reports and keeps one idempotency key across attempts.
+///
+/// For a back-end with conventions of its own, start from its preset:
+/// `HTTPRepository<Note>(baseURL: url, configuration: .djangoREST())` (also `.fastAPI()`,
+/// `.rails()`, `.jsonServer()`, `.postgREST(apiKey:)`). An entity whose ID the server assigns
+/// is created with ``create(_:)``, which returns what the server stored.
 ///
 /// ## Conventions, and adapting them
 ///

@@ -5,6 +5,7 @@ serves until its stdin closes."""
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -38,6 +39,8 @@ def main():
         server.shutdown()
 
     threading.Thread(target=watch_stdin, daemon=True).start()
+    # Terminated, it still removes its database.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(server.server_address[1], flush=True)
     try:
         server.serve_forever(poll_interval=0.1)
