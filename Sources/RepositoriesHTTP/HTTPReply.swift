@@ -78,6 +78,11 @@ public struct HTTPReply: Sendable {
         return []
     }
 
+    /// Whether the body is a JSON array (its first character other than whitespace is `[`).
+    var bodyIsJSONArray: Bool {
+        body.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) } == UInt8(ascii: "[")
+    }
+
     /// The first characters of the body as text, on one line, for error messages.
     public func bodyExcerpt(limit: Int = 160) -> String {
         let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)

@@ -5,9 +5,17 @@ extension HTTPRepository {
     /// Saves `entities`: in one request when ``Endpoints/saveBatch`` is set, else one save
     /// per entity, in order. **Not atomic without a bulk endpoint.**
     ///
-    /// Within the batch the later of two entities with one ID wins, in the place of the
-    /// first. Every entity is encoded before anything is sent, so an entity that cannot be
-    /// encoded fails the batch with `encodingFailed` and nothing is saved. After that:
+    /// Without a bulk endpoint every entity is sent, in order, even two with one ID: an
+    /// upsert server ends with the later in the place of the first, and a batch of new
+    /// entities with the placeholder ID `0` creates every one of them (to read back the IDs
+    /// the server gave them, use ``create(contentsOf:)``). In a bulk request, two entities
+    /// with one ID whose save replaces what the ID names (not a `POST`, or a `POST` that asks
+    /// to merge duplicates, as PostgREST's upsert does) are sent as one, the later in the
+    /// place of the first, since a server may refuse a bulk write that names a row twice;
+    /// creates (any other `POST`) are never merged.
+    ///
+    /// Every entity is encoded before anything is sent, so an entity that cannot be encoded
+    /// fails the batch with `encodingFailed` and nothing is saved. After that:
     ///
     /// - with ``Endpoints/saveBatch``, the batch is one request: saved whole or not at all,
     ///   as far as the server keeps that promise;
@@ -17,11 +25,12 @@ extension HTTPRepository {
     ///   `id`, and says in `reason` how many, and which, were saved before it: they stay
     ///   saved.
     ///
-    /// - Complexity: one request, or one per distinct ID.
+    /// - Complexity: one request, or one per entity sent.
     public func save(contentsOf entities: [Entity]) async throws {
-        let batch = Self.laterWinsInFirstPlace(entities)
-        guard !batch.isEmpty else { return }
+        guard !entities.isEmpty else { return }
+        let key = Self.callKey()
         if let saveBatch = configuration.endpoints.saveBatch {
+            let batch = mergingReplacements(entities)
             let body: Data
             do {
                 body = try configuration.coding.encodeBatch(batch, configuration.coding.makeEncoder())
@@ -29,16 +38,17 @@ extension HTTPRepository {
                 throw RepositoryError.encodingFailed(id: nil, underlying: error)
             }
             let reply = try await exchange(
-                saveBatch(batch, resource), body: body, operation: "save(contentsOf:)")
+                saveBatch(batch, resource), body: body, idempotencyKey: key, operation: "save(contentsOf:)")
             try check(reply)
             return
         }
+        let batch = entities
         let bodies = try batch.map { ($0, try encode($0)) }
         var saved: [ID] = []
-        for (entity, body) in bodies {
+        for (index, (entity, body)) in bodies.enumerated() {
             do {
                 try Task.checkCancellation()
-                try await send(entity, body: body, operation: "save(contentsOf:)")
+                try await send(entity, body: body, key: "\(key)-\(index + 1)", operation: "save(contentsOf:)")
             } catch var error as RepositoryError {
                 error.id = describe(entity.id)
                 error.reason =
@@ -50,6 +60,37 @@ extension HTTPRepository {
         }
     }
 
+    /// Deletes `ids`: in one request when ``Endpoints/deleteBatch`` is set (a `404` counts as
+    /// done), else one ``delete(id:)`` each, in order. **Not atomic without the batch
+    /// endpoint**: the first failure stops it, and its error says which were already deleted.
+    ///
+    /// - Complexity: one request, or one per ID.
+    public func delete(ids: [ID]) async throws {
+        guard !ids.isEmpty else { return }
+        let key = Self.callKey()
+        if let deleteBatch = configuration.endpoints.deleteBatch {
+            let reply = try await exchange(
+                deleteBatch(ids, resource), idempotencyKey: key, operation: "delete(ids:)")
+            for id in ids { etags.forget(configuration.endpoints.fetch(id, resource).url) }
+            if reply.status == 404 || reply.status == 410 { return }
+            try check(reply)
+            return
+        }
+        var deleted: [ID] = []
+        for (index, id) in ids.enumerated() {
+            do {
+                try Task.checkCancellation()
+                try await delete(id, key: "\(key)-\(index + 1)", operation: "delete(ids:)")
+            } catch var error as RepositoryError {
+                error.reason =
+                    "delete(ids:) stopped at entity \(describe(id)), \(deleted.count + 1) of \(ids.count): "
+                    + error.reason + ". " + Self.alreadyDone("deleted", deleted.map(describe))
+                throw error
+            }
+            deleted.append(id)
+        }
+    }
+
     /// Deletes the collection in one request when ``Endpoints/deleteAll`` is set (a `404`
     /// counts as done); else reads it and deletes each entity in turn. **Not atomic
     /// without the collection endpoint**: the first failure stops it, and its error says
@@ -57,8 +98,9 @@ extension HTTPRepository {
     ///
     /// - Complexity: one request, or one per page plus one per entity.
     public func deleteAll() async throws {
+        let key = Self.callKey()
         if let deleteAll = configuration.endpoints.deleteAll {
-            let reply = try await exchange(deleteAll(resource), operation: "deleteAll()")
+            let reply = try await exchange(deleteAll(resource), idempotencyKey: key, operation: "deleteAll()")
             etags.forgetAll()
             if reply.status == 404 || reply.status == 410 { return }
             try check(reply)
@@ -69,7 +111,10 @@ extension HTTPRepository {
         for id in ids {
             do {
                 try Task.checkCancellation()
-                try await delete(id: id)
+                // Keyed by the ID, not the position: a retry reads a shorter collection.
+                try await delete(
+                    id, key: "\(key)-\(Self.fingerprint(resource.segment(for: id)))", operation: "deleteAll()"
+                )
             } catch var error as RepositoryError {
                 error.reason =
                     "deleteAll() stopped at entity \(describe(id)), \(deleted.count + 1) of \(ids.count): "
@@ -80,12 +125,17 @@ extension HTTPRepository {
         }
     }
 
-    /// `entities` with one entity per ID: the last given, in the place of the first.
-    static func laterWinsInFirstPlace(_ entities: [Entity]) -> [Entity] {
+    /// `entities` with the replacements of one ID merged: the last given, in the place of the
+    /// first. Creates (see ``replaces(_:)``) are all kept, in order.
+    func mergingReplacements(_ entities: [Entity]) -> [Entity] {
         var position: [ID: Int] = [:]
         var result: [Entity] = []
         result.reserveCapacity(entities.count)
         for entity in entities {
+            guard replaces(entity) else {
+                result.append(entity)
+                continue
+            }
             if let index = position[entity.id] {
                 result[index] = entity
             } else {
@@ -96,11 +146,38 @@ extension HTTPRepository {
         return result
     }
 
+    /// Whether saving `entity` replaces what its ID names, so that a later save of that ID in
+    /// the same batch makes it redundant: its save is not a `POST`, or is a `POST` that asks
+    /// the server to merge duplicates (`Prefer: resolution=merge-duplicates`). Any other `POST`
+    /// creates.
+    func replaces(_ entity: Entity) -> Bool {
+        let endpoint = configuration.endpoints.save(entity, resource)
+        guard endpoint.method.uppercased() == "POST" else { return true }
+        return endpoint.headers.contains { name, value in
+            name.lowercased() == "prefer" && value.lowercased().contains("resolution=merge-duplicates")
+        }
+    }
+
     /// "Already saved: 3 entities (1, 2, 3); they stay saved, since REST has no transaction."
     static func alreadyDone(_ verb: String, _ ids: [String]) -> String {
         guard !ids.isEmpty else { return "Nothing was \(verb) before it" }
         let shown = ids.prefix(20).joined(separator: ", ") + (ids.count > 20 ? ", …" : "")
         return
             "Already \(verb): \(ids.count) \(ids.count == 1 ? "entity" : "entities") (\(shown)); they stay \(verb), since plain REST has no transaction"
+    }
+
+    /// The idempotency key of the call starting: the task's, else a new one.
+    static func callKey() -> String {
+        IdempotencyKey.current ?? IdempotencyKey.make()
+    }
+
+    /// A short, stable name for `text` (FNV-1a, 64 bits, in hex), to derive a key from an ID.
+    static func fingerprint(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return String(hash, radix: 16)
     }
 }

@@ -58,6 +58,23 @@ extension HTTPRepository {
         public var etagCapacity: Int
         /// The most pages ``HTTPRepository/fetchAll()`` reads before it throws `corrupted`.
         public var maximumPages: Int
+        /// How ``HTTPRepository/save(_:)`` writes an entity that may not exist yet: the
+        /// ``Endpoints/save`` request alone (the default), or, for servers whose `PUT` only
+        /// replaces, `PUT` then `POST` on `404` (or `POST` then `PUT` on `409`).
+        public var saveStrategy: HTTPSaveStrategy
+        /// Whether the collection's and the items' URLs end in `/`, as Django REST Framework's
+        /// do (`/notes/`, `/notes/42/`). Without it such a server answers a redirect, which is
+        /// not followed and throws `rejected`.
+        public var trailingSlash: Bool
+        /// The header every write carries its idempotency key in, so a server can apply a
+        /// retried write once; `nil` sends none. Default: `Idempotency-Key`.
+        ///
+        /// The key is `IdempotencyKey.current` (set by `.retrying` around all attempts of a
+        /// call, or by the caller with `withIdempotencyKey`), else a new one per call. A call
+        /// that sends several write requests (one per entity of a batch, or the second request
+        /// of a ``saveStrategy``) sends a key derived from it per request (`<key>-<n>`,
+        /// `<key>-create`), the same for the same request on every attempt.
+        public var idempotencyKeyHeader: String?
 
         /// Creates a configuration; every parameter has the REST default.
         public init(
@@ -71,7 +88,10 @@ extension HTTPRepository {
             conditionalRequests: Bool = true,
             ifMatchOnSave: Bool = false,
             etagCapacity: Int = 256,
-            maximumPages: Int = 10_000
+            maximumPages: Int = 10_000,
+            saveStrategy: HTTPSaveStrategy = .saveEndpoint,
+            trailingSlash: Bool = false,
+            idempotencyKeyHeader: String? = "Idempotency-Key"
         ) {
             self.endpoints = endpoints
             self.coding = coding
@@ -84,6 +104,84 @@ extension HTTPRepository {
             self.ifMatchOnSave = ifMatchOnSave
             self.etagCapacity = etagCapacity
             self.maximumPages = maximumPages
+            self.saveStrategy = saveStrategy
+            self.trailingSlash = trailingSlash
+            self.idempotencyKeyHeader = idempotencyKeyHeader
         }
+
+        /// Reads the collection in pages of `limit` by offset (`?offset=0&limit=100`, then
+        /// `offset=100`…), asking for the next page while a page comes back full: the paging
+        /// of FastAPI's tutorials and of PostgREST.
+        ///
+        /// - Parameters:
+        ///   - limit: the page size asked for; a server that caps it lower still pages right
+        ///     only if it answers pages of exactly `limit` entities, so ask for no more than its
+        ///     cap.
+        ///   - offsetName: the query parameter of the offset.
+        ///   - limitName: the query parameter of the page size.
+        public mutating func pageByOffset(
+            limit: Int, offsetName: String = "offset", limitName: String = "limit"
+        ) {
+            let fetchAll = endpoints.fetchAll
+            endpoints.fetchAll = { resource in
+                fetchAll(resource).adding(query: [
+                    URLQueryItem(name: offsetName, value: "0"),
+                    URLQueryItem(name: limitName, value: String(limit)),
+                ])
+            }
+            let decodePage = coding.decodePage
+            coding.decodePage = { reply, decoder in
+                var page = try decodePage(reply, decoder)
+                guard page.next == nil, page.entities.count >= limit else { return page }
+                page.next = reply.url.replacingQueryItem(
+                    offsetName,
+                    by: reply.url.queryItem(offsetName).flatMap(Int.init).map { $0 + page.entities.count }
+                        ?? page.entities.count)
+                return page
+            }
+        }
+    }
+}
+
+/// How ``HTTPRepository/save(_:)`` writes an entity the server may not hold yet.
+///
+/// Many servers' `PUT` only replaces: FastAPI's and Django REST Framework's tutorials answer
+/// `404` to a `PUT` of an unknown ID, so an entity whose ID the client chose (a `UUID`) must be
+/// created with `POST`. Pick the strategy in one line:
+///
+/// ```swift
+/// configuration.saveStrategy = .putThenPostOnNotFound
+/// ```
+public enum HTTPSaveStrategy: Sendable, Hashable {
+    /// Send ``HTTPRepository/Endpoints/save`` alone (`PUT baseURL/{id}` by default): for servers
+    /// whose `PUT` creates or replaces.
+    case saveEndpoint
+    /// Send ``HTTPRepository/Endpoints/save``; when it answers `404` (or `410`), send the entity,
+    /// with its ID, to ``HTTPRepository/Endpoints/create``. A replace costs one request, a
+    /// create two.
+    case putThenPostOnNotFound
+    /// Send the entity, with its ID, to ``HTTPRepository/Endpoints/create``; when it answers
+    /// `409 Conflict`, send ``HTTPRepository/Endpoints/save``. A create costs one request, a
+    /// replace two.
+    case postThenPutOnConflict
+}
+
+extension URL {
+    /// The value of the first query item `name`, if any.
+    func queryItem(_ name: String) -> String? {
+        URLComponents(url: self, resolvingAgainstBaseURL: true)?.queryItems?.first { $0.name == name }?.value
+    }
+
+    /// This URL with the query item `name` set to `value`, in place of any it had.
+    func replacingQueryItem(_ name: String, by value: Int) -> URL {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return self }
+        var items = components.queryItems ?? []
+        if let index = items.firstIndex(where: { $0.name == name }) {
+            items[index].value = String(value)
+        } else {
+            items.append(URLQueryItem(name: name, value: String(value)))
+        }
+        components.queryItems = items
+        return components.url ?? self
     }
 }

@@ -14,6 +14,7 @@ extension HTTPRepository {
     /// }
     /// endpoints.saveBatch = { _, resource in .post(resource.appending("bulk")) } // atomic batches
     /// endpoints.deleteAll = { resource in .delete(resource.collection) }
+    /// endpoints.create = { _, resource in .post(resource.appending("new")) }      // create(_:)
     /// ```
     ///
     /// A body, when the operation has one, is made by ``Coding``.
@@ -36,8 +37,20 @@ extension HTTPRepository {
         /// Answers the number of entities, read by ``Coding/decodeCount``. Default: `nil`:
         /// count the collection read whole.
         public var count: (@Sendable (Resource) -> HTTPEndpoint)?
+        /// Creates one entity whose final ID the server assigns (``HTTPRepository/create(_:)``),
+        /// and the second request of ``HTTPSaveStrategy/putThenPostOnNotFound`` and the first of
+        /// ``HTTPSaveStrategy/postThenPutOnConflict``. Default: `POST baseURL`.
+        public var create: @Sendable (Entity, Resource) -> HTTPEndpoint
+        /// Creates a batch in one request (``HTTPRepository/create(contentsOf:)``), whose body is
+        /// ``Coding/encodeNewBatch`` and whose answer ``Coding/decodeBatch`` reads. Default:
+        /// `nil`, one ``create`` per entity.
+        public var createBatch: (@Sendable ([Entity], Resource) -> HTTPEndpoint)?
+        /// Deletes several entities in one request (``HTTPRepository/delete(ids:)``); a `404`
+        /// counts as done. Default: `nil`, one ``delete`` per ID.
+        public var deleteBatch: (@Sendable ([ID], Resource) -> HTTPEndpoint)?
 
-        /// The REST defaults: `GET` the collection, `GET`, `PUT` and `DELETE` an item.
+        /// The REST defaults: `GET` the collection, `GET`, `PUT` and `DELETE` an item, `POST`
+        /// the collection to create.
         public init() {
             fetchAll = { .get($0.collection) }
             fetch = { id, resource in .get(resource.item(id)) }
@@ -46,32 +59,50 @@ extension HTTPRepository {
             saveBatch = nil
             deleteAll = nil
             count = nil
+            create = { _, resource in .post(resource.collection) }
+            createBatch = nil
+            deleteBatch = nil
         }
     }
 
     /// The URLs of one REST resource: the collection, and an item URL per ID.
     public struct Resource: Sendable {
-        /// The collection's URL, the repository's `baseURL`.
+        /// The collection's URL, the repository's `baseURL` (with a trailing slash added when
+        /// ``trailingSlash`` is on).
         public let collection: URL
         /// Writes an ID as a path segment, before escaping (``Configuration/idPath``).
         public let pathSegment: @Sendable (ID) -> String
+        /// Whether the URLs made from the collection end in `/`, as Django's do.
+        public let trailingSlash: Bool
 
-        /// The resource at `collection`, whose items are named by `pathSegment`.
-        public init(collection: URL, pathSegment: @escaping @Sendable (ID) -> String) {
-            self.collection = collection
+        /// The resource at `collection`, whose items are named by `pathSegment`; with
+        /// `trailingSlash`, the collection's and every item's path end in `/`.
+        public init(
+            collection: URL, pathSegment: @escaping @Sendable (ID) -> String, trailingSlash: Bool = false
+        ) {
+            self.collection = trailingSlash ? Self.withTrailingSlash(collection) : collection
             self.pathSegment = pathSegment
+            self.trailingSlash = trailingSlash
         }
 
-        /// The item URL of `id`: the collection's path, then `id` as one escaped segment; the
-        /// collection's query, if any, is kept.
+        /// The item URL of `id`: the collection's path, then `id` as one escaped segment (and a
+        /// `/` with ``trailingSlash``); the collection's query, if any, is kept.
         public func item(_ id: ID) -> URL {
-            appending(pathSegment(id))
+            appending(segment(for: id))
+        }
+
+        /// The text that names `id` in a URL, before escaping: ``pathSegment`` in Unicode
+        /// normalization form C, so two spellings Swift holds equal (`"caf\u{E9}"` and
+        /// `"cafe\u{301}"`) name one resource. Use it in query filters too.
+        public func segment(for id: ID) -> String {
+            pathSegment(id).precomposedStringWithCanonicalMapping
         }
 
         /// The collection's URL with `segment` appended as one path segment, escaped (a `/`
-        /// in it becomes `%2F`); the query, if any, is kept.
+        /// in it becomes `%2F`), and a trailing `/` with ``trailingSlash``; the query, if any,
+        /// is kept.
         public func appending(_ segment: String) -> URL {
-            let escaped = Self.escape(segment)
+            let escaped = Self.escape(segment) + (trailingSlash ? "/" : "")
             guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: true) else {
                 return collection.appendingPathComponent(segment)
             }
@@ -79,6 +110,15 @@ extension HTTPRepository {
             while path.hasSuffix("/") { path.removeLast() }
             components.percentEncodedPath = path + "/" + escaped
             return components.url ?? collection.appendingPathComponent(segment)
+        }
+
+        /// `url` with its path ending in one `/`.
+        static func withTrailingSlash(_ url: URL) -> URL {
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+                !components.percentEncodedPath.hasSuffix("/")
+            else { return url }
+            components.percentEncodedPath += "/"
+            return components.url ?? url
         }
 
         /// The default ``Configuration/idPath``: a `UUID`'s `uuidString`, a

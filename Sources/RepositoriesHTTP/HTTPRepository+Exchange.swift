@@ -14,18 +14,24 @@ extension HTTPRepository {
     ///     own by default; for a write, the URL the entity is read from, so a save posted to
     ///     the collection never borrows the collection's tag.
     ///   - ifMatch: whether a save may carry `If-Match` (with ``Configuration/ifMatchOnSave``).
+    ///   - idempotencyKey: the key a write carries in ``Configuration/idempotencyKeyHeader``.
     ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
     /// - Throws: a `RepositoryError` when no reply arrived (see
     ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
     func exchange(
         _ endpoint: HTTPEndpoint, body: Data? = nil, tagKey: URL? = nil, ifMatch: Bool = false,
-        operation: String
+        idempotencyKey: String? = nil, operation: String
     ) async throws -> HTTPReply {
         // A task cancelled before its request leaves must not send it: once sent, a write may
         // land whatever the caller hears.
         try Task.checkCancellation()
         let tagKey = tagKey ?? endpoint.url
         var request = try await makeRequest(endpoint, body: body)
+        if let idempotencyKey, let header = configuration.idempotencyKeyHeader,
+            request.value(forHTTPHeaderField: header) == nil
+        {
+            request.setValue(idempotencyKey, forHTTPHeaderField: header)
+        }
         if ifMatch && configuration.ifMatchOnSave, let tag = etags.tag(for: tagKey) {
             request.setValue(tag, forHTTPHeaderField: "If-Match")
         }
@@ -148,21 +154,43 @@ extension HTTPRepository {
             var timedOut = RepositoryError.timedOut(
                 after: configuration.timeout, operation: "\(operation)'s request \(described)")
             timedOut.location = location
-            if error is URLError { timedOut.underlying = error }
+            if error is URLError { timedOut.underlying = HTTPTransportFailure(error) }
             return timedOut
         }
         let host =
             endpoint.url.host.map { host in endpoint.url.port.map { "\(host):\($0)" } ?? host } ?? location
-        let reason: String
-        switch (error as? URLError)?.code {
-        case .cannotConnectToHost?: reason = "\(host) refused the connection for \(described)"
+        let failure = HTTPTransportFailure(error)
+        switch failure.code {
+        case .cannotConnectToHost?:
+            return RepositoryError.unavailable(
+                "\(host) refused the connection for \(described)", location: location, underlying: failure
+            ).recovering(
+                "Check that the server at \(host) is running and listens on that port, then try again")
         case .cannotFindHost?, .dnsLookupFailed?:
-            reason = "The host name in \(described) could not be resolved"
-        case .networkConnectionLost?: reason = "The connection dropped during \(described)"
-        case .notConnectedToInternet?: reason = "There is no network connection for \(described)"
-        default: reason = "\(described) failed before a complete response arrived"
+            return RepositoryError.unavailable(
+                "The host name \(host) in \(described) could not be resolved", location: location,
+                underlying: failure
+            ).recovering("Check the host name in the base URL and the network connection, then try again")
+        case .networkConnectionLost?:
+            return RepositoryError.unavailable(
+                "The connection to \(host) dropped during \(described)", location: location,
+                underlying: failure)
+        case .notConnectedToInternet?:
+            return RepositoryError.unavailable(
+                "There is no network connection for \(described)", location: location, underlying: failure
+            ).recovering("Try again once the device is online")
+        case .httpTooManyRedirects?:
+            var error = RepositoryError.rejected(
+                "\(described) was redirected again and again (the client gave up after too many redirects)",
+                recovery: HTTPStatusMapping.redirectRecovery(from: endpoint.url, to: nil), underlying: failure
+            )
+            error.location = location
+            return error
+        default:
+            return RepositoryError.unavailable(
+                "\(described) failed before a complete response arrived (\(failure))", location: location,
+                underlying: failure)
         }
-        return RepositoryError.unavailable(reason, location: location, underlying: error)
     }
 
     /// Throws the error `reply`'s status stands for, if any.
@@ -200,16 +228,14 @@ extension HTTPRepository {
             throw RepositoryError.encodingFailed(id: describe(entity.id), underlying: error)
         }
     }
+}
 
-    /// Sends one save of `entity` with its encoded `body`.
-    func send(_ entity: Entity, body: Data, operation: String = "save(_:)") async throws {
-        let endpoint = configuration.endpoints.save(entity, resource)
-        let readFrom = configuration.endpoints.fetch(entity.id, resource).url
-        // A precondition is about the request's target: only a write to the URL the entity is
-        // read from (PUT or PATCH to the item) can carry the entity's tag.
-        let reply = try await exchange(
-            endpoint, body: body, tagKey: readFrom, ifMatch: endpoint.url == readFrom, operation: operation)
-        try check(reply, id: describe(entity.id))
+extension RepositoryError {
+    /// A copy whose ``recovery`` is `recovery`.
+    func recovering(_ recovery: String) -> RepositoryError {
+        var copy = self
+        copy.recovery = recovery
+        return copy
     }
 }
 

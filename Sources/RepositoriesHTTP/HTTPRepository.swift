@@ -13,7 +13,12 @@ import Repositories
 /// ```
 ///
 /// It slots in as the remote of `fallback(to:)` and `cached(in:)`, and under `.retrying`,
-/// which honours the `Retry-After` it reports.
+/// which honours the `Retry-After` it reports and keeps one idempotency key across attempts.
+///
+/// For a back-end with conventions of its own, start from its preset:
+/// `HTTPRepository<Note>(baseURL: url, configuration: .djangoREST())` (also `.fastAPI()`,
+/// `.rails()`, `.jsonServer()`, `.postgREST(apiKey:)`). An entity whose ID the server assigns
+/// is created with ``create(_:)``, which returns what the server stored.
 ///
 /// ## Conventions, and adapting them
 ///
@@ -88,7 +93,9 @@ where Entity.ID: Codable & Sendable {
         baseURL: URL, configuration: Configuration = Configuration(),
         transport: any HTTPTransport = URLSessionTransport()
     ) {
-        self.resource = Resource(collection: baseURL, pathSegment: configuration.idPath)
+        self.resource = Resource(
+            collection: baseURL, pathSegment: configuration.idPath, trailingSlash: configuration.trailingSlash
+        )
         self.configuration = configuration
         self.transport = transport
         self.etags = ETagCache(capacity: configuration.etagCapacity)
@@ -120,8 +127,13 @@ where Entity.ID: Codable & Sendable {
         let reply = try await exchange(endpoint, operation: "fetch(id:)")
         if reply.status == 404 || reply.status == 410 { return nil }
         try check(reply, id: describe(id))
-        return try decode(
-            reply, as: "\(Entity.self)", record: describe(id), configuration.coding.decodeEntity)
+        do {
+            return try decode(
+                reply, as: "\(Entity.self)", record: describe(id), configuration.coding.decodeEntity)
+        } catch let error as RepositoryError where error.code == .notFound {
+            // The decoding hook found no entity in the answer (an empty list for a filter).
+            return nil
+        }
     }
 
     /// Reads the whole collection (`GET baseURL` by default), following the next-page link
@@ -163,13 +175,17 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// Sends the entity to its item URL (`PUT baseURL/{id}` by default), with `If-Match`
-    /// when ``Configuration/ifMatchOnSave`` is on and a tag is known.
+    /// when ``Configuration/ifMatchOnSave`` is on and a tag is known, and then, when
+    /// ``Configuration/saveStrategy`` says so, to ``Endpoints/create``.
+    ///
+    /// The request carries the call's idempotency key (see
+    /// ``Configuration/idempotencyKeyHeader``).
     ///
     /// - Throws: `encodingFailed` (nothing sent), or `RepositoryError` as the
     ///   type's documentation lists; `conflict` when `If-Match` failed.
     public func save(_ entity: Entity) async throws {
         let body = try encode(entity)
-        try await send(entity, body: body)
+        try await send(entity, body: body, key: Self.callKey(), operation: "save(_:)")
     }
 
     /// Deletes the entity at its item URL (`DELETE baseURL/{id}` by default); a `404` or
@@ -177,11 +193,7 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Throws: `RepositoryError` as the type's documentation lists.
     public func delete(id: ID) async throws {
-        let endpoint = configuration.endpoints.delete(id, resource)
-        let readFrom = configuration.endpoints.fetch(id, resource).url
-        let reply = try await exchange(endpoint, tagKey: readFrom, operation: "delete(id:)")
-        if reply.status == 404 || reply.status == 410 { return }
-        try check(reply, id: describe(id))
+        try await delete(id, key: Self.callKey(), operation: "delete(id:)")
     }
 
     /// Counts with ``Endpoints/count`` when one is set, else counts ``fetchAll()``.

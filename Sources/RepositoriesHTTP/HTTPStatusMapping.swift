@@ -46,9 +46,10 @@ enum HTTPStatusMapping {
                 "\(answered)\(said)", location: location,
                 retryAfter: RetryAfter.parse(reply.header("Retry-After")))
         case 300..<400:
+            let target = reply.header("Location").flatMap(reply.resolve)
             error = .rejected(
-                "\(answered), a redirect that was not followed\(said)",
-                recovery: "Point the repository at the URL the server redirects to")
+                "\(answered), a redirect\(target.map { " to \($0.absoluteString)" } ?? ""), which is not followed",
+                recovery: redirectRecovery(from: reply.url, to: target))
         default:
             error = .rejected(
                 "\(answered)\(said)",
@@ -57,6 +58,23 @@ enum HTTPStatusMapping {
         error.location = location
         if let id { error.id = id }
         return error
+    }
+
+    /// What to do about a redirect from `url` to `target` (when known): add the trailing
+    /// slash the server wants, or point the repository at the new URL.
+    static func redirectRecovery(from url: URL, to target: URL?) -> String {
+        let slashed =
+            url.path.hasSuffix("/")
+            ? nil
+            : url.absoluteString.replacingOccurrences(
+                of: url.path, with: url.path + "/")
+        if target == nil || target?.absoluteString == slashed || target?.path == url.path + "/" {
+            return
+                "If the server's URLs end in a slash (Django REST Framework's do), set configuration.trailingSlash = true; "
+                + "otherwise point the repository at the URL the server redirects to"
+        }
+        return "Point the repository at the URL the server redirects to; redirects are never followed, "
+            + "since a client that follows one may turn a write into a read"
     }
 
     /// `" Reason Phrase"` for the common statuses, empty for the rest.

@@ -10,7 +10,11 @@ import Synchronization
 ///
 /// The default session is shared by every `URLSessionTransport()` and has no URL cache
 /// (``HTTPRepository`` does its own conditional requests and must see each `304`), no
-/// cookies, and credentials only as each request carries them.
+/// cookies, credentials only as each request carries them, and follows no redirect: the
+/// `3xx` comes back as the answer, which the repository reports as `rejected` with what to
+/// change. (Following one can turn a `PUT` or `POST` into a `GET` that "succeeds" without
+/// writing, and FoundationNetworking on Linux loops on some, such as Django's trailing-slash
+/// redirects.)
 public struct URLSessionTransport: HTTPTransport {
     /// The session the requests run on.
     public let session: URLSession
@@ -23,14 +27,15 @@ public struct URLSessionTransport: HTTPTransport {
         self.session = session
     }
 
-    /// The session every `URLSessionTransport()` shares: ephemeral, no URL cache, no cookies.
+    /// The session every `URLSessionTransport()` shares: ephemeral, no URL cache, no cookies,
+    /// no redirects followed.
     public static let sharedSession: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
-        return URLSession(configuration: configuration)
+        return URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }()
 
     /// Runs `request` as a data task; cancelling the calling task cancels the data task.
@@ -59,6 +64,16 @@ public struct URLSessionTransport: HTTPTransport {
         } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
             throw CancellationError()
         }
+    }
+}
+
+/// Answers every redirect with "do not follow", so the `3xx` itself is the task's response.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

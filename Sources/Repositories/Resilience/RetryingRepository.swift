@@ -10,7 +10,9 @@ import Synchronization
 ///
 /// Every operation is retried the same way (writes included: they are idempotent by the
 /// laws of ``Repository``), each reaching the base's own implementation; each attempt of a
-/// batch is all or nothing, as the base's batch is.
+/// batch is all or nothing, as the base's batch is. All attempts of one call run with one
+/// ``IdempotencyKey`` (the caller's, else a new one), so a store that sends it lets the
+/// server apply the write once.
 ///
 /// - A failure is retried when attempts remain and ``RetryPolicy/shouldRetry`` accepts it;
 ///   otherwise it is thrown as it was, so the layers above still see its code. After the
@@ -47,11 +49,13 @@ public struct RetryingRepository<Base: Repository>: ForwardingRepository {
     }
 
     /// One call, with all its attempts: what wraps the whole call (rather than each attempt)
-    /// goes here.
+    /// goes here. Every attempt of one call carries one idempotency key, so a server can
+    /// tell a retry from a new write.
     func around<T: Sendable>(
         _ operation: RepositoryOperation, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        try await attempts(body)
+        if IdempotencyKey.current != nil { return try await attempts(body) }
+        return try await withIdempotencyKey(IdempotencyKey.make()) { try await attempts(body) }
     }
 
     /// Runs `body`, again after each failure worth retrying, waiting between attempts.

@@ -10,7 +10,8 @@ Resources
              ?per_page=N&page=K   one page, with Link: <...>; rel="next" while more remain
              &envelope=KEY        the page as {"KEY": [...], "next": "<relative url>" | null}
              ?count               {"count": N}
-    POST   /<c>               a JSON object: create or replace it under its "id";
+    POST   /<c>               a JSON object: create or replace it under its "id", and
+                              answer it;
                               a JSON array: upsert every element, atomically
     DELETE /<c>               empty the collection
     GET    /<c>/<id>          the item (?envelope=KEY wraps it), 404 when absent
@@ -18,6 +19,29 @@ Resources
                               If-Match is honoured (412 when it does not match)
     DELETE /<c>/<id>          204, or 404 when absent
 Every GET answers an ETag (a hash of the body) and 304 to a matching If-None-Match.
+IDs are keys in Unicode normalization form C, so two spellings of one ID name one item.
+
+Idempotency: a write (POST, PUT, PATCH, DELETE) with an Idempotency-Key that was seen
+before on the same method and path is not applied again: the first answer is replayed (and
+logged with "replayed": true); the key on another method or path answers 422.
+
+Collections named "slashed-..." behave like Django: a path without a trailing slash answers
+301 to the same path with one; with it, they are served as above.
+
+PostgREST (/rest/v1/<table>), following its documented conventions
+    every request needs an apikey header and Authorization: Bearer <token>, else 401
+    GET    /rest/v1/<t>?<col>=eq.<v>|in.(<v>,...)|not.is.null&order=<col>[.asc|.desc]
+                       &limit=N&offset=K&select=<cols>
+                       rows as a JSON array, Content-Range: <first>-<last>/<total or *>
+                       (*/<total> when empty; the total with Prefer: count=exact);
+                       Accept: application/vnd.pgrst.object+json: the one row as an object,
+                       406 {"code": "PGRST116", ...} unless exactly one row matches
+    POST   /rest/v1/<t>    an object or an array of rows: inserted (an absent "id" is assigned
+                       from a sequence); a duplicate key answers 409 {"code": "23505"} and
+                       inserts nothing; Prefer: resolution=merge-duplicates makes it an
+                       upsert, and one key twice in one upsert answers 500 {"code": "21000"};
+                       201, with the rows as an array under Prefer: return=representation
+    DELETE /rest/v1/<t>?<filters>   204, the matching rows deleted
 
 Control (never scripted, never logged)
     POST /__script   {"collection": C, "responses": [R, ...]}: the next requests to
@@ -44,6 +68,7 @@ import socket
 import sys
 import threading
 import time
+import unicodedata
 import urllib.parse
 from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -56,6 +81,9 @@ class Store:
         self.scripts = {}  # name -> [response, ...]
         self.logs = {}  # name -> [request, ...]
         self.aborted = {}  # name -> count of clients that hung up on a slow answer
+        self.answers = {}  # idempotency key -> (method, path, status, headers, body)
+        self.tables = {}  # PostgREST table -> OrderedDict(key -> row)
+        self.sequence = 0
 
     def collection(self, name):
         return self.collections.setdefault(name, OrderedDict())
@@ -69,9 +97,9 @@ def etag_of(body):
 
 
 def item_key(value):
-    """The key an entity's "id" is stored under: its path segment."""
+    """The key an entity's "id" is stored under: its path segment, in NFC."""
     if isinstance(value, str):
-        return value
+        return unicodedata.normalize("NFC", value)
     return json.dumps(value)
 
 
@@ -100,6 +128,18 @@ class Handler(BaseHTTPRequestHandler):
     def answer(self, status, body=b"", headers=None, content_type="application/json"):
         if getattr(self, "entry", None) is not None:
             self.entry["status"] = str(status)
+        key = getattr(self, "idempotency_key", None)
+        if key is not None:
+            with STORE.condition:
+                STORE.answers[key] = (self.command, self.path, status, dict(headers or {}), body, content_type)
+        if getattr(self, "lose_answer", False):
+            # The write was applied; the answer never reaches the client.
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -142,27 +182,59 @@ class Handler(BaseHTTPRequestHandler):
 
     def dispatch(self, method):
         self.entry = None
+        self.idempotency_key = None
+        self.lose_answer = False
         try:
             parsed, segments, query = self.parts()
             body = self.read_body()
             if segments and segments[0].startswith("__"):
                 return self.control(method, segments[0], query, body)
-            name = segments[0] if segments else ""
+            postgrest = segments[:2] == ["rest", "v1"] and len(segments) == 3
+            name = segments[2] if postgrest else (segments[0] if segments else "")
             self.entry = {"method": method, "path": self.path, "headers": dict(self.headers.items())}
             with STORE.condition:
                 STORE.logs.setdefault(name, []).append(self.entry)
                 STORE.condition.notify_all()
                 script = STORE.scripts.get(name)
                 scripted = script.pop(0) if script else None
-            if scripted is not None and scripted.get("action") != "pass":
+            if scripted is not None and scripted.get("action") == "lose-answer":
+                self.lose_answer = True
+            elif scripted is not None and scripted.get("action") != "pass":
                 return self.scripted(name, scripted)
+            if method != "GET" and self.replayed(method):
+                return
+            if postgrest:
+                return self.on_table(method, name, query, body)
+            if name.startswith("slashed-"):
+                if not parsed.path.endswith("/"):
+                    location = parsed.path + "/" + ("?" + parsed.query if parsed.query else "")
+                    return self.answer(301, b"", {"Location": location}, "text/html")
+                segments = [s for s in segments if s != ""]
             if len(segments) == 1:
                 return self.on_collection(method, name, query, body, parsed)
             if len(segments) == 2:
-                return self.on_item(method, name, segments[1], query, body)
+                return self.on_item(method, name, unicodedata.normalize("NFC", segments[1]), query, body)
             self.answer_json(404, {"error": "no such resource"})
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def replayed(self, method):
+        """Answers a write whose Idempotency-Key was seen before, as the first time."""
+        key = self.headers.get("Idempotency-Key")
+        if key is None:
+            return False
+        with STORE.condition:
+            seen = STORE.answers.get(key)
+        if seen is None:
+            self.idempotency_key = key
+            return False
+        seen_method, seen_path, status, headers, body, content_type = seen
+        self.entry["replayed"] = True
+        if (seen_method, seen_path) != (method, self.path):
+            self.answer_json(422, {"error": "the Idempotency-Key was used on another request"})
+            return True
+        self.answer(status, body, headers, content_type)
+        return True
 
     # -- resources --------------------------------------------------------------------
 
@@ -206,7 +278,9 @@ class Handler(BaseHTTPRequestHandler):
                 collection = STORE.collection(name)
                 for item in items:
                     collection[item_key(item["id"])] = json.dumps(item).encode()
-            return self.answer(201 if isinstance(value, dict) else 204)
+            if isinstance(value, dict):
+                return self.answer(201, json.dumps(value).encode())
+            return self.answer(204)
         if method == "DELETE":
             with STORE.condition:
                 STORE.collection(name).clear()
@@ -246,6 +320,116 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(204)
             return self.answer_json(404, {"error": "not found", "id": key})
         self.answer_json(405, {"error": "method not allowed"})
+
+    # -- PostgREST ---------------------------------------------------------------------
+
+    def postgrest_error(self, status, code, message):
+        self.answer_json(status, {"code": code, "details": None, "hint": None, "message": message})
+
+    def on_table(self, method, name, query, body):
+        if not self.headers.get("apikey"):
+            return self.answer_json(401, {"message": "No API key found in request"})
+        if not (self.headers.get("Authorization") or "").startswith("Bearer "):
+            return self.answer_json(401, {"message": "No bearer token found in request"})
+        prefer = ",".join(self.headers.get_all("Prefer") or [])
+        preferences = set(p.strip() for p in prefer.split(",") if p.strip())
+        with STORE.condition:
+            table = STORE.tables.setdefault(name, OrderedDict())
+            if method == "GET":
+                return self.table_read(table, query, preferences)
+            if method == "POST":
+                return self.table_write(table, body, preferences)
+            if method == "DELETE":
+                for key in [k for k, row in table.items() if self.matches(row, query)]:
+                    del table[key]
+                return self.answer(204)
+        self.postgrest_error(405, "PGRST117", "Unsupported HTTP method: " + method)
+
+    def matches(self, row, query):
+        for column, values in query.items():
+            if column in ("select", "order", "limit", "offset", "on_conflict"):
+                continue
+            for value in values:
+                operator, _, operand = value.partition(".")
+                cell = row.get(column)
+                text = None if cell is None else (cell if isinstance(cell, str) else json.dumps(cell))
+                if text is not None:
+                    text = unicodedata.normalize("NFC", text)
+                if operator == "eq" and text != unicodedata.normalize("NFC", operand):
+                    return False
+                if operator == "in":
+                    if text not in [unicodedata.normalize("NFC", v) for v in parse_in_list(operand)]:
+                        return False
+                if operator == "not" and operand == "is.null" and cell is None:
+                    return False
+        return True
+
+    def table_read(self, table, query, preferences):
+        rows = [row for row in table.values() if self.matches(row, query)]
+        order = (query.get("order") or [None])[0]
+        if order:
+            column, _, direction = order.partition(".")
+            rows.sort(key=lambda row: json.dumps(row.get(column)), reverse=direction == "desc")
+        total = len(rows)
+        offset = int((query.get("offset") or ["0"])[0])
+        limit = query.get("limit")
+        rows = rows[offset:offset + int(limit[0])] if limit else rows[offset:]
+        if "select" in query:
+            columns = query["select"][0].split(",")
+            if columns != ["*"]:
+                rows = [dict((c, row.get(c)) for c in columns) for row in rows]
+        counted = str(total) if "count=exact" in preferences else "*"
+        content_range = (
+            "%d-%d/%s" % (offset, offset + len(rows) - 1, counted) if rows else "*/%s" % counted
+        )
+        headers = {"Content-Range": content_range}
+        if "application/vnd.pgrst.object+json" in (self.headers.get("Accept") or ""):
+            if len(rows) != 1:
+                return self.answer_json(406, {
+                    "code": "PGRST116",
+                    "details": "The result contains %d rows" % len(rows),
+                    "hint": None,
+                    "message": "JSON object requested, multiple (or no) rows returned",
+                }, headers)
+            return self.answer_json(200, rows[0], headers)
+        self.answer_json(200, rows, headers)
+
+    def table_write(self, table, body, preferences):
+        try:
+            value = json.loads(body)
+        except ValueError:
+            return self.postgrest_error(400, "PGRST102", "Empty or invalid json")
+        rows = value if isinstance(value, list) else [value]
+        if not all(isinstance(row, dict) for row in rows):
+            return self.postgrest_error(400, "PGRST102", "All object keys must match")
+        upsert = "resolution=merge-duplicates" in preferences
+        staged = OrderedDict(table)
+        written = []
+        seen = set()
+        for row in rows:
+            row = dict(row)
+            if row.get("id") is None:
+                STORE.sequence += 1
+                row["id"] = STORE.sequence
+            key = item_key(row["id"])
+            if upsert and key in seen:
+                return self.postgrest_error(
+                    500, "21000", "ON CONFLICT DO UPDATE command cannot affect row a second time")
+            if not upsert and key in staged:
+                return self.answer_json(409, {
+                    "code": "23505",
+                    "details": "Key (id)=(%s) already exists." % key,
+                    "hint": None,
+                    "message": 'duplicate key value violates unique constraint "pkey"',
+                })
+            seen.add(key)
+            staged[key] = row  # an existing key keeps its place
+            written.append(row)
+        table.clear()
+        table.update(staged)
+        if "return=representation" in preferences:
+            return self.answer_json(201, written)
+        self.answer(201)
 
     # -- scripted answers -------------------------------------------------------------
 
@@ -333,6 +517,29 @@ class Handler(BaseHTTPRequestHandler):
                 }
             return self.answer_json(200 if done else 408, state)
         self.answer_json(404, {"error": "no such control endpoint"})
+
+
+def parse_in_list(operand):
+    """The values of in.(a,"b,c") without the parentheses and quotes."""
+    inner = operand[1:-1] if operand.startswith("(") and operand.endswith(")") else operand
+    values, current, quoted, escaped, was_quoted = [], "", False, False, False
+    for character in inner:
+        if escaped:
+            current += character
+            escaped = False
+        elif character == "\\" and quoted:
+            escaped = True
+        elif character == '"':
+            quoted = not quoted
+            was_quoted = True
+        elif character == "," and not quoted:
+            values.append(current)
+            current, was_quoted = "", False
+        else:
+            current += character
+    if current or was_quoted or values:
+        values.append(current)
+    return values
 
 
 class Server(ThreadingHTTPServer):

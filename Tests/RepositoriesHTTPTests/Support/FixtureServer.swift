@@ -40,8 +40,12 @@ final class FixtureServer: Sendable {
     /// - Throws: ``PythonMissing`` when no `python3` is on the `PATH`; ``ServerError`` when
     ///   the script is missing or the server did not start.
     static func start() async throws -> FixtureServer {
-        let python = try locatePython()
-        let script = try scriptURL()
+        try await start(python: try locatePython(), script: try scriptURL())
+    }
+
+    /// Starts `script` with `python`, which must print its port on one line and serve on
+    /// 127.0.0.1 until its standard input closes, and waits until it has printed its port.
+    static func start(python: URL, script: URL) async throws -> FixtureServer {
         let process = Process()
         let input = Pipe()
         let output = Pipe()
@@ -106,6 +110,8 @@ final class FixtureServer: Sendable {
         case drop
         /// The ordinary answer.
         case pass
+        /// The request is applied, but the connection closes before the answer.
+        case loseAnswer
 
         var json: [String: Any] {
             switch self {
@@ -115,6 +121,7 @@ final class FixtureServer: Sendable {
             case .slow(let delay): ["action": "slow", "delay": delay]
             case .drop: ["action": "drop"]
             case .pass: ["action": "pass"]
+            case .loseAnswer: ["action": "lose-answer"]
             }
         }
     }
@@ -134,6 +141,8 @@ final class FixtureServer: Sendable {
         var headers: [String: String]
         /// The status answered (`"200"`), or the scripted action (`"drop"`).
         var status: String?
+        /// Whether the server answered from an earlier request with the same idempotency key.
+        var replayed: Bool?
 
         /// `"GET /items-…/1"`.
         var line: String { "\(method) \(path)" }
@@ -195,12 +204,17 @@ final class FixtureServer: Sendable {
 
     /// The fixture script, copied beside the test bundle as a resource.
     static func scriptURL() throws -> URL {
-        let candidates = [
-            Bundle.module.url(forResource: "rest_server", withExtension: "py", subdirectory: "Fixtures"),
-            Bundle.module.url(forResource: "rest_server", withExtension: "py"),
-        ]
-        guard let url = candidates.compactMap({ $0 }).first else {
-            throw ServerError("Fixtures/rest_server.py is missing from the test bundle's resources")
+        try fixture("rest_server.py")
+    }
+
+    /// The file at `path` under `Fixtures/`, copied beside the test bundle as a resource.
+    static func fixture(_ path: String) throws -> URL {
+        guard let fixtures = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw ServerError("Fixtures/ is missing from the test bundle's resources")
+        }
+        let url = fixtures.appending(path: path)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw ServerError("Fixtures/\(path) is missing from the test bundle's resources")
         }
         return url
     }

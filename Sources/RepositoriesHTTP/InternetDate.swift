@@ -1,0 +1,141 @@
+import Foundation
+
+/// ISO 8601 dates as web APIs write them (RFC 3339), formatted and parsed with plain
+/// arithmetic, so every platform reads the same text the same way.
+enum InternetDate {
+    /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.25Z` when the date has a fraction of a
+    /// second (written to the microsecond, trailing zeros dropped).
+    static func format(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = Int(interval.rounded(.down))
+        var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
+        if micros >= 1_000_000 {
+            seconds += 1
+            micros -= 1_000_000
+        }
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        var text =
+            pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3_600, 2) + ":"
+            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if micros > 0 {
+            var fraction = pad(micros, 6)
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            text += "." + fraction
+        }
+        return text + "Z"
+    }
+
+    /// The date `text` names: `YYYY-MM-DD`, optionally followed by `T` (or a space) and
+    /// `hh:mm:ss`, a fraction of a second of any length, and `Z` or an offset (`+02:00`,
+    /// `+0200`, `+02`); no zone means UTC. `nil` when `text` is not such a date.
+    static func parse(_ text: String) -> Date? {
+        var scanner = Scanner(Array(text.utf8))
+        guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
+            scanner.take("-"), let day = scanner.number(digits: 2), (1...12).contains(month),
+            (1...31).contains(day)
+        else { return nil }
+        var seconds = days(fromYear: year, month: month, day: day) * 86_400
+        var fraction = 0.0
+        if scanner.atEnd { return Date(timeIntervalSince1970: Double(seconds)) }
+        guard scanner.take("T") || scanner.take("t") || scanner.take(" "),
+            let hour = scanner.number(digits: 2),
+            scanner.take(":"), let minute = scanner.number(digits: 2), scanner.take(":"),
+            let second = scanner.number(digits: 2), hour < 24, minute < 60, second <= 60
+        else { return nil }
+        seconds += hour * 3_600 + minute * 60 + second
+        if scanner.take(".") || scanner.take(",") {
+            // Whole digits first, one division last: the closest Double to the fraction.
+            var value = 0
+            var scale = 1.0
+            var digits = 0
+            while let digit = scanner.digit() {
+                if digits < 15 {
+                    value = value * 10 + digit
+                    scale *= 10
+                }
+                digits += 1
+            }
+            guard digits > 0 else { return nil }
+            fraction = Double(value) / scale
+        }
+        if scanner.take("Z") || scanner.take("z") {
+        } else if let sign = scanner.sign() {
+            guard let hours = scanner.number(digits: 2) else { return nil }
+            _ = scanner.take(":")
+            let minutes = scanner.number(digits: 2) ?? 0
+            seconds -= sign * (hours * 3_600 + minutes * 60)
+        }
+        guard scanner.atEnd else { return nil }
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar.
+    static func days(fromYear year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01.
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(abs(value))
+        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// Reads a date's text one byte at a time.
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func take(_ character: Character) -> Bool {
+            guard index < bytes.count, let ascii = character.asciiValue, bytes[index] == ascii else {
+                return false
+            }
+            index += 1
+            return true
+        }
+
+        mutating func digit() -> Int? {
+            guard index < bytes.count, (48...57).contains(bytes[index]) else { return nil }
+            index += 1
+            return Int(bytes[index - 1] - 48)
+        }
+
+        mutating func number(digits: Int) -> Int? {
+            var value = 0
+            for _ in 0..<digits {
+                guard let digit = digit() else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+
+        /// `+1` or `-1` for a zone offset's sign.
+        mutating func sign() -> Int? {
+            if take("+") { return 1 }
+            if take("-") { return -1 }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,15 @@
+from rest_framework import serializers
+
+from notes.models import Note, Task
+
+
+class NoteSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Note
+        fields = ["id", "title", "done", "created_at"]
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Task
+        fields = ["id", "title", "rank", "done", "due_at", "created_at"]

@@ -1,0 +1,12 @@
+from django.urls import include, path
+from rest_framework import routers
+
+from notes import views
+
+router = routers.DefaultRouter()
+router.register(r"notes", views.NoteViewSet)
+router.register(r"tasks", views.TaskViewSet)
+
+urlpatterns = [
+    path("", include(router.urls)),
+]

@@ -1,0 +1,139 @@
+import Foundation
+import Repositories
+import RepositoriesHTTP
+import Testing
+
+/// The back-end snippets of Docs/HTTP.md, verbatim, so a change that breaks one fails the
+/// build; each runs against a recording transport to check it sends what the docs say.
+///
+/// Keep each function's body identical to its snippet in Docs/HTTP.md.
+enum DocsSnippets {
+    struct Note: Codable, Identifiable, Sendable, Equatable {
+        var id: Int
+        var title: String
+    }
+
+    /// What the Supabase snippet asks for a user's token.
+    struct Session: Sendable {
+        func accessToken() async throws -> String? {
+            "user-token"
+        }
+    }
+
+    static func plainREST(api: URL, transport: some HTTPTransport) async throws {
+        let notes = HTTPRepository<Note>(
+            baseURL: api.appending(path: "notes"), configuration: .rest, transport: transport)
+        try await notes.save(Note(id: 1, title: "Call the plumber"))  // PUT /notes/1
+    }
+
+    static func fastAPI(api: URL, transport: some HTTPTransport) async throws {
+        let notes = HTTPRepository<Note>(
+            baseURL: api.appending(path: "notes/"), configuration: .fastAPI(), transport: transport)
+        let note = try await notes.create(Note(id: 0, title: "Call the plumber"))  // POST /notes/ → its id
+        try await notes.save(note)  // PUT /notes/{id}
+    }
+
+    static func djangoREST(api: URL, transport: some HTTPTransport) async throws {
+        let notes = HTTPRepository<Note>(
+            baseURL: api.appending(path: "notes"), configuration: .djangoREST(), transport: transport)
+        _ = try await notes.fetchAll()  // GET /notes/, then every "next" page
+        _ = try await notes.fetch(id: 42)  // GET /notes/42/
+    }
+
+    static func rails(api: URL, transport: some HTTPTransport) async throws {
+        let notes = HTTPRepository<Note>(
+            baseURL: api.appending(path: "notes"), configuration: .rails(rootKey: "note"),
+            transport: transport)
+        try await notes.save(Note(id: 7, title: "Call the plumber"))  // PUT /notes/7, POST /notes on 404
+    }
+
+    static func jsonServer(api: URL, transport: some HTTPTransport) async throws {
+        let notes = HTTPRepository<Note>(
+            baseURL: api.appending(path: "notes"), configuration: .jsonServer(), transport: transport)
+        let note = try await notes.create(Note(id: 0, title: "Call the plumber"))  // POST /notes, no "id"
+        try await notes.save(note)  // PUT /notes/42
+    }
+
+    static func supabase(project: URL, anonKey: String, session: Session, transport: some HTTPTransport)
+        async throws
+    {
+        let notes = HTTPRepository<Note>(
+            baseURL: project.appending(path: "rest/v1/notes"),
+            configuration: .postgREST(apiKey: anonKey, tokenProvider: { try await session.accessToken() }),
+            transport: transport)
+        try await notes.save(contentsOf: [Note(id: 1, title: "a"), Note(id: 2, title: "b")])  // one upsert
+        _ = try await notes.count()  // Content-Range: 0-0/2
+    }
+}
+
+@Suite struct HTTPDocsSnippetTests {
+    /// Each `DocsSnippets` function's body, as this file holds it, appears in Docs/HTTP.md.
+    @Test func docsShowTheSnippetsVerbatim() throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let docs = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent()
+                .deletingLastPathComponent().appending(path: "Docs/HTTP.md"),
+            encoding: .utf8)
+        var bodies: [String] = []
+        var current: [String]?
+        var inSignature = false
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("    static func ") || inSignature {
+                inSignature = !line.hasSuffix("{")
+                current = inSignature ? nil : []
+            } else if current != nil, line == "    }" {
+                bodies.append(current?.joined(separator: "\n") ?? "")
+                current = nil
+            } else if current != nil, line.hasPrefix("        ") {
+                current?.append(String(line.dropFirst(8)))
+            }
+        }
+        #expect(bodies.count == 6)
+        for body in bodies {
+            #expect(
+                docs.contains("```swift\n" + body + "\n```"),
+                "Docs/HTTP.md lacks this snippet verbatim:\n\(body)")
+        }
+    }
+
+    func run(_ snippet: (URL, RecordingTransport) async throws -> Void) async throws -> [String] {
+        let base = try #require(URL(string: "https://api.example.com"))
+        let transport = RecordingTransport { request in
+            switch (request.method, request.url.lastPathComponent) {
+            case ("GET", "notes"): (200, [:], #"{"count":1,"next":null,"results":[{"id":42,"title":"a"}]}"#)
+            case ("GET", "42"): (200, [:], #"{"id":42,"title":"a"}"#)
+            case ("GET", _): (200, ["Content-Range": "0-0/2"], #"[{"id":42,"title":"a"}]"#)
+            case ("PUT", "7"): (404, [:], "")
+            default: (201, [:], #"{"id":42,"title":"Call the plumber"}"#)
+            }
+        }
+        try await snippet(base, transport)
+        return transport.requests.map(\.line)
+    }
+
+    @Test func snippetsSendWhatTheDocsSay() async throws {
+        #expect(
+            try await run { try await DocsSnippets.plainREST(api: $0, transport: $1) } == ["PUT /notes/1"])
+        #expect(
+            try await run { try await DocsSnippets.fastAPI(api: $0, transport: $1) } == [
+                "POST /notes/", "PUT /notes/42",
+            ])
+        #expect(
+            try await run { try await DocsSnippets.djangoREST(api: $0, transport: $1) } == [
+                "GET /notes/", "GET /notes/42/",
+            ])
+        #expect(
+            try await run { try await DocsSnippets.rails(api: $0, transport: $1) } == [
+                "PUT /notes/7", "POST /notes",
+            ])
+        #expect(
+            try await run { try await DocsSnippets.jsonServer(api: $0, transport: $1) } == [
+                "POST /notes", "PUT /notes/42",
+            ])
+        #expect(
+            try await run {
+                try await DocsSnippets.supabase(project: $0, anonKey: "anon", session: .init(), transport: $1)
+            } == ["POST /rest/v1/notes", "GET /rest/v1/notes?select=id&limit=1"])
+    }
+}
