@@ -1,0 +1,190 @@
+import Foundation
+
+extension OfflineFirstRepository {
+    /// Sends every pending change to the remote in order, then replaces the local state
+    /// with the remote's, keeping the entities that have a pending change. One sync runs at
+    /// a time; a caller that arrives during one waits and runs after it.
+    ///
+    /// - Throws: the first transient failure (the remote unreachable or busy: the changes
+    ///   not sent stay pending, their try counted), or the pull's error. A change the remote
+    ///   refuses is not thrown: it becomes ``SyncStatus/rejected(_:)`` and the others go on.
+    public func sync() async throws {
+        try await prepared()
+        try await engine.syncOrder.withLock(.all) {
+            do {
+                try await push()
+                try await pull()
+                engine.syncEnded(with: nil)
+            } catch {
+                engine.syncEnded(with: error)
+                throw error
+            }
+        }
+    }
+
+    // MARK: Push
+
+    private typealias Record = OutboxRecord<Entity>
+
+    private func push() async throws {
+        let pending = try await outbox.records().filter { !$0.rejected }
+        guard !pending.isEmpty else { return }
+        let current: [ID: Entity]
+        do {
+            current = Dictionary(
+                try await remote.fetch(ids: pending.map(\.id)).map { ($0.id, $0) },
+                uniquingKeysWith: { _, last in last })
+        } catch {
+            try await outbox.fail(pending, with: error, rejected: false)
+            throw error
+        }
+        var toSend: [Record] = []
+        for record in pending {
+            if let settled = try await settle(record, remote: current[record.id]) { toSend.append(settled) }
+        }
+        try await send(toSend)
+    }
+
+    /// The record to send for `record` given the remote's current copy, after the conflict
+    /// policy had its say; `nil` when nothing is to be sent (the remote's version won).
+    private func settle(_ record: Record, remote current: Entity?) async throws -> Record? {
+        guard !Self.same(current, record.base) else { return record }
+        switch conflicts {
+        case .lastWriterWins:
+            return record
+        case .serverWins:
+            try await keepRemote(current, for: record)
+            return nil
+        case .merge(let resolve):
+            switch (record.entity, current) {
+            case (let mine?, let theirs?):
+                return try await engine.writeOrder.withLock(.key(record.id)) {
+                    let merged = resolve(record.base, mine, theirs)
+                    guard let updated = try await outbox.replaceEntity(of: record, with: merged) else {
+                        return nil
+                    }
+                    try await local.save(merged)
+                    return updated
+                }
+            case (nil, _?):
+                // This device deleted what the remote changed: the change is kept.
+                try await keepRemote(current, for: record)
+                return nil
+            default:
+                return record
+            }
+        }
+    }
+
+    /// Drops `record` and puts the remote's version (`nil`: none) in the local store,
+    /// unless a later change replaced the record meanwhile.
+    private func keepRemote(_ current: Entity?, for record: Record) async throws {
+        try await engine.writeOrder.withLock(.key(record.id)) {
+            guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
+                return
+            }
+            if let current { try await local.save(current) } else { try await local.delete(id: record.id) }
+            try await outbox.drop([record])
+        }
+    }
+
+    /// Sends `records` in order, runs of saves and of deletes as one batch call each; a
+    /// batch the remote refuses is sent again one change at a time to find the one it
+    /// refuses.
+    private func send(_ records: [Record]) async throws {
+        var index = 0
+        while index < records.count {
+            let isSave = records[index].entity != nil
+            var end = index
+            while end < records.count, (records[end].entity != nil) == isSave { end += 1 }
+            let run = Array(records[index..<end])
+            do {
+                try await sendRun(run)
+            } catch let error where Self.isTransient(error) {
+                try await outbox.fail(Array(records[index...]), with: error, rejected: false)
+                throw error
+            }
+            index = end
+        }
+    }
+
+    private func sendRun(_ run: [Record]) async throws {
+        do {
+            try await deliver(run)
+            try await outbox.acknowledge(run)
+        } catch let error where !Self.isTransient(error) {
+            guard run.count > 1 else {
+                try await outbox.fail(run, with: error, rejected: true)
+                return
+            }
+            for record in run { try await sendRun([record]) }
+        }
+    }
+
+    private func deliver(_ run: [Record]) async throws {
+        try await withIdempotencyKey(Self.key(of: run)) {
+            let saves = run.compactMap(\.entity)
+            if saves.count == 1, let entity = saves.first {
+                try await remote.save(entity)
+            } else if !saves.isEmpty {
+                try await remote.save(contentsOf: saves)
+            } else if run.count == 1, let record = run.first {
+                try await remote.delete(id: record.id)
+            } else {
+                try await remote.delete(ids: run.map(\.id))
+            }
+        }
+    }
+
+    /// The idempotency key of a run: the change's own for one change, and for several one
+    /// derived from theirs, so a run sent again carries the same key.
+    private static func key(of run: [Record]) -> String {
+        if run.count == 1, let record = run.first { return record.key }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in run.map(\.key).joined(separator: ",").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return "batch-\(run.count)-" + String(hash, radix: 16)
+    }
+
+    /// Whether `error` says the remote could not be reached or was busy, so the change is
+    /// worth sending again later, rather than refused.
+    static func isTransient(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        return RetryPolicy.isTransient(error) || (error as? RepositoryError)?.code == .circuitOpen
+    }
+
+    // MARK: Pull
+
+    private func pull() async throws {
+        let values = try await remote.fetchAll()
+        try await engine.writeOrder.withLock(.all) {
+            let pending = Set(try await outbox.records().map(\.id))
+            let current = try await local.fetchAll()
+            let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let changed = values.filter { !pending.contains($0.id) && !Self.same(copies[$0.id], $0) }
+            if !changed.isEmpty { try await local.save(contentsOf: changed) }
+            let remoteIDs = Set(values.map(\.id))
+            let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
+            if !gone.isEmpty { try await local.delete(ids: gone) }
+        }
+    }
+
+    /// Whether two versions are the same: `==` when the entity is `Equatable`, else equal
+    /// encoded JSON (keys sorted).
+    static func same(_ lhs: Entity?, _ rhs: Entity?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (let lhs?, let rhs?):
+            if let equal = equalIfEquatable(lhs, rhs) { return equal }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            // An entity that does not encode compares as changed; sending it reports the error.
+            guard let left = try? encoder.encode(lhs), let right = try? encoder.encode(rhs) else {
+                return false
+            }
+            return left == right
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import Synchronization
+
+/// A remote with a local store and an ``Outbox`` beside it, for apps that must keep
+/// working offline, writes included: every write returns once the device has it, and
+/// ``sync()`` sends the changes to the remote and brings the remote's back.
+///
+/// ```swift
+/// let outbox = try await Outbox<Note>(fileURL: dir.appending(path: "notes.outbox"))
+/// let local = try await FileRepository<Note>(fileURL: dir.appending(path: "notes.store"))
+/// let notes = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+///
+/// try await notes.save(note)            // returns once the local store and the outbox hold it
+/// try await notes.sync()                // pushes every pending change in order, then pulls
+/// await notes.status(of: note.id)       // .synced, .pending(attempts:lastError:), .rejected(error)
+/// ```
+///
+/// ## Writes
+///
+/// A write is recorded in the outbox first, then applied to the local store; it returns
+/// when both are durable and never waits for the network. When the local store refuses it,
+/// the outbox record is undone and the local store's error is thrown: nothing half-written.
+/// A crash between the two loses nothing: before its first call, the repository applies
+/// every change the outbox holds to the local store again (they are idempotent).
+///
+/// ## Reads
+///
+/// Reads are answered by the local store at once: the last known remote state with this
+/// device's pending changes on top.
+///
+/// ## Sync
+///
+/// ``sync()`` runs one at a time. It pushes the pending changes in the order their IDs were
+/// first changed (a later change to an ID replaces the queued one; a delete replaces a
+/// save), sending runs of saves or deletes through the remote's batch calls, each under an
+/// ``IdempotencyKey`` that stays the same on every try. Before sending, it reads the
+/// remote's current copies: one that changed since the version a change was made on is a
+/// conflict, settled by the ``ConflictPolicy``. Then it pulls: the remote's collection
+/// replaces the local one, except the entities with a pending change, which are never
+/// overwritten or deleted.
+///
+/// | what fails | what happens |
+/// |---|---|
+/// | the remote is unreachable, slow or busy (`unavailable`, `timedOut`, `circuitOpen`, `locked`) | the changes not sent stay pending with the try counted and the error kept (``SyncStatus/pending(attempts:lastError:)``); `sync()` throws it; the next sync tries again |
+/// | the remote refuses a change (any other error: a 4xx, `conflict`, `rejected`) | that change becomes ``SyncStatus/rejected(_:)`` and is not tried again until ``retry(id:)``, or dropped by ``discard(id:)``, which restores the remote's version here; the other changes go on |
+/// | the pull | `sync()` throws its error; the pushed changes stay acknowledged |
+///
+/// With `automaticSync`, a sync starts by itself after each write; its failures are kept
+/// as above and in ``lastSyncError``.
+public struct OfflineFirstRepository<Remote: Repository, Local: Repository>: Repository
+where
+    Local.Entity == Remote.Entity, Local.ID == Remote.ID, Remote.Entity: Codable,
+    Remote.ID: Codable
+{
+    /// The remote's entity.
+    public typealias Entity = Remote.Entity
+    /// The remote's ID.
+    public typealias ID = Remote.ID
+
+    /// The remote, the system of record the changes are sent to.
+    public let remote: Remote
+    /// The local store every read is answered from.
+    public let local: Local
+    /// The durable queue of changes not sent yet.
+    public let outbox: Outbox<Entity>
+    /// How a conflict with a remote that changed meanwhile is settled.
+    public let conflicts: ConflictPolicy<Entity>
+    let engine: SyncEngine<ID>
+
+    /// Puts `local` and `outbox` beside `remote`.
+    ///
+    /// - Parameters:
+    ///   - remote: where the changes go and the remote state comes from.
+    ///   - local: answers every read; must be a store this device owns, never an API.
+    ///   - outbox: keeps the changes not sent yet; one outbox for one local store.
+    ///   - conflicts: how a remote that changed since a change was made is settled.
+    ///   - automaticSync: whether a sync starts by itself after each write.
+    public init(
+        remote: Remote, local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>,
+        automaticSync: Bool = true
+    ) {
+        requireCopy(Local.self, as: "local store", of: "OfflineFirstRepository")
+        self.remote = remote
+        self.local = local
+        self.outbox = outbox
+        self.conflicts = conflicts
+        self.engine = SyncEngine(automaticSync: automaticSync)
+    }
+
+    /// The error of the last sync that failed, or `nil` after one that worked.
+    public var lastSyncError: RepositoryError? { engine.lastSyncError }
+
+    /// Applies the outbox's changes to the local store once, before the first call (a crash
+    /// may have stopped a write between the two).
+    func prepared() async throws {
+        try await engine.prepareOnce { [outbox, local] in
+            var saves: [Entity] = []
+            var deletes: [ID] = []
+            for record in try await outbox.records() {
+                if let entity = record.entity { saves.append(entity) } else { deletes.append(record.id) }
+            }
+            if !saves.isEmpty { try await local.save(contentsOf: saves) }
+            if !deletes.isEmpty { try await local.delete(ids: deletes) }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The local copy of `id`: the remote's last known version, or this device's change.
+    public func fetch(id: ID) async throws -> Entity? {
+        try await prepared()
+        return try await local.fetch(id: id)
+    }
+
+    /// Every local entity, in the local store's order.
+    public func fetchAll() async throws -> [Entity] {
+        try await prepared()
+        return try await local.fetchAll()
+    }
+
+    /// The local copies of `ids`.
+    public func fetch(ids: [ID]) async throws -> [Entity] {
+        try await prepared()
+        return try await local.fetch(ids: ids)
+    }
+
+    /// The local entities that match `query`.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try await prepared()
+        return try await local.fetch(query)
+    }
+
+    /// How many entities the local store holds.
+    public func count() async throws -> Int {
+        try await prepared()
+        return try await local.count()
+    }
+
+    // MARK: Writing
+
+    /// Records `changes` in the outbox, then applies them locally with `apply`; undoes the
+    /// record when the local store refuses.
+    private func write(
+        _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)], apply: () async throws -> Void
+    ) async throws {
+        try await prepared()
+        try await engine.writeOrder.withLock(scope) {
+            let undo = try await outbox.record(changes) { ids in
+                Dictionary(
+                    try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }
+                )
+            }
+            do {
+                try await apply()
+            } catch {
+                try await undoRecord(undo, after: error)
+            }
+        }
+        engine.changed { try await sync() }
+    }
+
+    private func undoRecord(_ undo: Outbox<Entity>.Undo, after failure: any Error) async throws -> Never {
+        do {
+            try await outbox.undo(undo)
+        } catch {
+            let local = RepositoryError.wrapping(failure)
+            throw RepositoryError(
+                local.code,
+                reason:
+                    "\(local.reason); the change stays queued for the remote, because the outbox could not take it back (\(error))",
+                recovery: "Reopen the store: the queued change is applied to it before the first call",
+                underlying: failure)
+        }
+        throw failure
+    }
+
+    /// Saves `entity` on this device and queues it for the remote.
+    ///
+    /// - Throws: the outbox's or the local store's error; then nothing was written.
+    public func save(_ entity: Entity) async throws {
+        try await write(.key(entity.id), [(entity.id, entity)]) { try await local.save(entity) }
+    }
+
+    /// Saves the batch on this device, all or nothing, and queues it for the remote.
+    public func save(contentsOf entities: [Entity]) async throws {
+        guard !entities.isEmpty else { return }
+        try await write(.keys(Set(entities.map(\.id))), entities.map { ($0.id, $0) }) {
+            try await local.save(contentsOf: entities)
+        }
+    }
+
+    /// Deletes `id` on this device and queues the delete for the remote.
+    public func delete(id: ID) async throws {
+        try await write(.key(id), [(id, nil)]) { try await local.delete(id: id) }
+    }
+
+    /// Deletes `ids` on this device and queues the deletes for the remote.
+    public func delete(ids: [ID]) async throws {
+        guard !ids.isEmpty else { return }
+        try await write(.keys(Set(ids)), ids.map { ($0, nil) }) { try await local.delete(ids: ids) }
+    }
+
+    /// Deletes every entity this device holds and queues a delete of each for the remote.
+    /// Entities the remote has and this device never saw are not deleted there.
+    public func deleteAll() async throws {
+        try await prepared()
+        let ids = try await local.fetchAll().map(\.id)
+        try await write(.all, ids.map { ($0, nil) }) { try await local.deleteAll() }
+    }
+}
+
+extension OfflineFirstRepository {
+    /// Where `id`'s changes stand: synced, pending or rejected.
+    ///
+    /// - Throws: the outbox's error when it cannot be read (closed, say).
+    public func status(of id: ID) async throws -> SyncStatus {
+        try await outbox.change(for: id)?.status ?? .synced
+    }
+
+    /// The pending changes now, then after every change: for a badge, or "3 changes waiting".
+    public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
+        outbox.pendingChanges()
+    }
+
+    /// Makes a rejected change pending again and starts a sync when `automaticSync` is on.
+    public func retry(id: ID) async throws {
+        try await outbox.retry(id)
+        engine.changed { try await sync() }
+    }
+
+    /// Drops the pending or rejected change of `id` and restores the remote's version here.
+    ///
+    /// - Throws: the remote's error when its version cannot be read; then nothing changes.
+    public func discard(id: ID) async throws {
+        try await prepared()
+        let remoteCopy = try await remote.fetch(id: id)
+        try await engine.writeOrder.withLock(.key(id)) {
+            try await outbox.discard(id) {
+                if let remoteCopy { try await local.save(remoteCopy) } else { try await local.delete(id: id) }
+            }
+        }
+    }
+}
+
+extension OfflineFirstRepository: InvalidatableRepository where Remote: InvalidatableRepository {
+    /// Drops the copies the remote side keeps (a cache in front of the API); the local store
+    /// is this device's data and keeps its copies.
+    public func invalidate(ids: [ID]) async { await remote.invalidate(ids: ids) }
+    /// Drops every copy the remote side keeps.
+    public func invalidateAll() async { await remote.invalidateAll() }
+}

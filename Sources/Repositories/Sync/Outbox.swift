@@ -1,0 +1,243 @@
+import Foundation
+import Synchronization
+
+/// A durable, crash-safe queue of the changes this device made that have not reached the
+/// remote yet: one pending change per entity ID, in the order the IDs were first changed.
+///
+/// ```swift
+/// let outbox = try await Outbox<Note>(fileURL: dir.appending(path: "notes.outbox"))
+/// let notes = api.offlineFirst(local: file, outbox: outbox, conflicts: .lastWriterWins)
+/// ```
+///
+/// The outbox keeps its records in the journal of a ``FileRepository``, so it has the
+/// same guarantees: once a write returns, its change survives `kill -9`; a torn final
+/// record is dropped on open; any other damage makes opening throw `corrupted` with the
+/// file untouched; a second process opening the same outbox gets `locked`.
+///
+/// A later change to an ID replaces the queued one (a delete replaces a save), keeping the
+/// base it was first made on and taking a new idempotency key. Only an
+/// ``OfflineFirstRepository`` writes to it; read it for the UI through
+/// ``changes()`` and ``pendingChanges()``.
+public final class Outbox<Entity: Codable & Identifiable & Sendable>: Sendable
+where Entity.ID: Codable & Sendable {
+    typealias Record = OutboxRecord<Entity>
+
+    /// The outbox's file.
+    public var fileURL: URL { store.fileURL }
+
+    private let store: FileRepository<Record>
+    /// Orders read-modify-writes of one ID's record.
+    private let lock = KeyedAsyncLock<Entity.ID>()
+    private let revisions: RevisionCounter
+    private let broadcaster = ChangeBroadcaster<[PendingChange<Entity>]>()
+
+    /// Opens the outbox at `fileURL`, creating it when no file is there.
+    ///
+    /// Every change is flushed to disk before the write that made it returns.
+    ///
+    /// - Parameter lockWait: how long opening waits for another holder of the outbox to let
+    ///   go before throwing `locked`; `nil` throws at once.
+    /// - Throws: what ``FileRepository/init(fileURL:options:)`` throws: `locked`,
+    ///   `corrupted` (the file untouched), `decodingFailed`, `rejected`.
+    public init(fileURL: URL, lockWait: Duration? = nil) async throws {
+        store = try await FileRepository<Record>(
+            fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait))
+        let highest = try await store.fetchAll().map(\.revision).max() ?? 0
+        revisions = RevisionCounter(after: highest)
+    }
+
+    /// Closes the outbox's file and releases its lock; later calls throw `closed`.
+    public func close() async throws {
+        try await store.close()
+    }
+
+    /// Every pending change, in the order their IDs were first changed.
+    ///
+    /// - Throws: `closed` after ``close()``.
+    public func changes() async throws -> [PendingChange<Entity>] {
+        try await store.fetchAll().map(\.change)
+    }
+
+    /// The pending change of `id`, if there is one.
+    public func change(for id: Entity.ID) async throws -> PendingChange<Entity>? {
+        try await store.fetch(id: id)?.change
+    }
+
+    /// The pending changes now, then again after every change to them: for a badge, or a
+    /// "3 changes waiting" line.
+    public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
+        let updates = broadcaster.subscribe(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: [PendingChange<Entity>].self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task { [store] in
+            if let now = try? await store.fetchAll() { continuation.yield(now.map(\.change)) }
+            for await changes in updates { continuation.yield(changes) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    // MARK: For the offline-first repository
+
+    /// The records, in order.
+    func records() async throws -> [Record] {
+        try await store.fetchAll()
+    }
+
+    /// The records of `ids` that exist.
+    func records(_ ids: [Entity.ID]) async throws -> [Entity.ID: Record] {
+        Dictionary(try await store.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// What the outbox held for some IDs before a change, so the change can be undone.
+    struct Undo: Sendable {
+        fileprivate var previous: [Record]
+        fileprivate var added: [Entity.ID]
+    }
+
+    /// Records a change to each ID in `changes` (an entity to save, or `nil` to delete), as
+    /// one durable batch. A queued change to the same ID is replaced, keeping its base;
+    /// for the others the base is read by `bases` (the local copies, which hold the remote's
+    /// version while no change is pending).
+    func record(
+        _ changes: [(id: Entity.ID, entity: Entity?)],
+        bases: ([Entity.ID]) async throws -> [Entity.ID: Entity]
+    ) async throws -> Undo {
+        let ids = changes.map(\.id)
+        return try await lock.withLock(.keys(Set(ids))) {
+            let existing = try await records(ids)
+            let fresh = ids.filter { existing[$0] == nil }
+            let localBases = fresh.isEmpty ? [:] : try await bases(fresh)
+            let now = Date()
+            var latest: [Entity.ID: Record] = [:]
+            for change in changes {
+                latest[change.id] = Record(
+                    id: change.id, entity: change.entity,
+                    base: existing[change.id].map(\.base) ?? localBases[change.id],
+                    key: IdempotencyKey.make(), revision: revisions.next(), attempts: 0, lastError: nil,
+                    rejected: false, madeAt: now)
+            }
+            var seen = Set<Entity.ID>()
+            let batch = ids.filter { seen.insert($0).inserted }.compactMap { latest[$0] }
+            try await store.save(contentsOf: batch)
+            try await publish()
+            return Undo(previous: Array(existing.values), added: fresh)
+        }
+    }
+
+    /// Puts back what ``record(_:bases:)`` replaced: the local store could not take the change.
+    func undo(_ undo: Undo) async throws {
+        let ids = undo.previous.map(\.id) + undo.added
+        try await lock.withLock(.keys(Set(ids))) {
+            if !undo.added.isEmpty { try await store.delete(ids: undo.added) }
+            if !undo.previous.isEmpty { try await store.save(contentsOf: undo.previous) }
+            try await publish()
+        }
+    }
+
+    /// Removes the changes the remote took, unless a later change replaced one meanwhile;
+    /// that one stays, now based on what was sent (`sent`, keyed by ID).
+    func acknowledge(_ sent: [Record]) async throws {
+        try await lock.withLock(.keys(Set(sent.map(\.id)))) {
+            let current = try await records(sent.map(\.id))
+            var done: [Entity.ID] = []
+            var rebased: [Record] = []
+            for record in sent {
+                guard let now = current[record.id] else { continue }
+                if now.revision == record.revision {
+                    done.append(record.id)
+                } else {
+                    var later = now
+                    later.base = record.entity
+                    rebased.append(later)
+                }
+            }
+            if !done.isEmpty { try await store.delete(ids: done) }
+            if !rebased.isEmpty { try await store.save(contentsOf: rebased) }
+            try await publish()
+        }
+    }
+
+    /// Notes a failed try of each change in `sent` that is still current: `rejected` stops
+    /// it being tried again.
+    func fail(_ sent: [Record], with error: any Error, rejected: Bool) async throws {
+        try await update(sent) { record in
+            record.attempts += 1
+            record.lastError = .init(error)
+            record.rejected = rejected
+        }
+    }
+
+    /// Replaces the entity a current change saves (a merge's result), keeping its key.
+    func replaceEntity(of record: Record, with entity: Entity) async throws -> Record? {
+        var result: Record?
+        try await update([record]) { current in
+            current.entity = entity
+            result = current
+        }
+        return result
+    }
+
+    /// Makes a rejected change pending again, with its tries counted from zero.
+    func retry(_ id: Entity.ID) async throws {
+        try await lock.withLock(.key(id)) {
+            guard var record = try await store.fetch(id: id) else { return }
+            record.rejected = false
+            record.attempts = 0
+            record.lastError = nil
+            try await store.save(record)
+            try await publish()
+        }
+    }
+
+    /// Removes the changes in `records` that are still current (the remote's version won).
+    func drop(_ records: [Record]) async throws {
+        try await lock.withLock(.keys(Set(records.map(\.id)))) {
+            let current = try await self.records(records.map(\.id))
+            let stale = records.filter { current[$0.id]?.revision == $0.revision }.map(\.id)
+            if !stale.isEmpty { try await store.delete(ids: stale) }
+            try await publish()
+        }
+    }
+
+    /// Removes the change of `id`, whatever it is, running `restore` first under the same
+    /// lock; nothing is removed when `restore` throws.
+    func discard(_ id: Entity.ID, restore: () async throws -> Void) async throws {
+        try await lock.withLock(.key(id)) {
+            try await restore()
+            try await store.delete(id: id)
+            try await publish()
+        }
+    }
+
+    private func update(_ sent: [Record], _ change: (inout Record) -> Void) async throws {
+        try await lock.withLock(.keys(Set(sent.map(\.id)))) {
+            let current = try await records(sent.map(\.id))
+            let updated = sent.compactMap { record -> Record? in
+                guard var now = current[record.id], now.revision == record.revision else { return nil }
+                change(&now)
+                return now
+            }
+            if !updated.isEmpty { try await store.save(contentsOf: updated) }
+            try await publish()
+        }
+    }
+
+    private func publish() async throws {
+        guard broadcaster.subscriberCount > 0 else { return }
+        broadcaster.send(try await store.fetchAll().map(\.change))
+    }
+}
+
+/// Hands out increasing revisions, continuing after the highest one on disk.
+private final class RevisionCounter: Sendable {
+    private let last: Mutex<UInt64>
+    init(after highest: UInt64) { last = Mutex(highest) }
+    func next() -> UInt64 {
+        last.withLock { value in
+            value += 1
+            return value
+        }
+    }
+}

@@ -1,0 +1,18 @@
+extension Repository where Entity: Codable, ID: Codable {
+    /// This repository as the remote of an ``OfflineFirstRepository``: writes go to `local`
+    /// and `outbox` and return at once; ``OfflineFirstRepository/sync()`` sends them here
+    /// and brings this repository's state back.
+    ///
+    /// ```swift
+    /// let outbox = try await Outbox<Note>(fileURL: dir.appending(path: "notes.outbox"))
+    /// let notes = api.offlineFirst(local: file, outbox: outbox, conflicts: .lastWriterWins)
+    /// ```
+    ///
+    /// See ``OfflineFirstRepository`` for the sync, the conflicts and every partial failure.
+    public func offlineFirst<Local: Repository>(
+        local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>, automaticSync: Bool = true
+    ) -> OfflineFirstRepository<Self, Local> where Local.Entity == Entity, Local.ID == ID {
+        OfflineFirstRepository(
+            remote: self, local: local, outbox: outbox, conflicts: conflicts, automaticSync: automaticSync)
+    }
+}
