@@ -6,6 +6,9 @@
 //       four writers replace their entities forever, compacting often; print "id revision"
 //   RepositoriesCrashFixture hold <store-path>                   open, print "opened", hold until stdin closes
 //   RepositoriesCrashFixture write <store-path> <first-id> <count>  save <count> entities, close, print "done"
+//   RepositoriesCrashFixture offline-first <device-dir> <remote-path> <first-id>
+//       write through an offline-first stack forever, syncing to a file "remote" now and then;
+//       print each ID once its write returned
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -96,6 +99,34 @@ do {
                 }
             }
             try await group.waitForAll()
+        }
+    case "offline-first":
+        let device = URL(fileURLWithPath: arguments[2])
+        let remote = try await FileRepository<FixtureEntity>(fileURL: URL(fileURLWithPath: arguments[3]))
+        let local = try await FileRepository<FixtureEntity>(fileURL: device.appending(path: "device.store"))
+        let outbox = try await Outbox<FixtureEntity>(fileURL: device.appending(path: "device.outbox"))
+        let notes = remote.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+        say("ready")
+        var next = Int(arguments[4]) ?? 0
+        while true {
+            switch next % 9 {
+            case 0:
+                let batch = (next..<(next + 3)).map(FixtureEntity.make)
+                try await notes.save(contentsOf: batch)
+                for entity in batch { say("\(entity.id)") }
+                next += 3
+            case 4:
+                // A save, then a later change to it: the queued one is superseded.
+                try await notes.save(FixtureEntity.make(next, revision: 1))
+                try await notes.save(FixtureEntity.make(next))
+                say("\(next)")
+                next += 1
+            default:
+                try await notes.save(FixtureEntity.make(next))
+                say("\(next)")
+                next += 1
+            }
+            if next % 5 == 0 { try await notes.sync() }
         }
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
