@@ -43,7 +43,8 @@ import Testing
             try await notes.sync()
 
             let stored = try await remote.fetchAll()
-            let wrong = stored.filter { acknowledged.contains($0.id) && $0 != FixtureEntity.make($0.id) }.map(\.id)
+            let wrong = stored.filter { acknowledged.contains($0.id) && $0 != FixtureEntity.make($0.id) }.map(
+                \.id)
             let missing = acknowledged.subtracting(stored.map(\.id))
             #expect(
                 missing.isEmpty,
