@@ -45,6 +45,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("SQLite", BenchmarkRun.sqliteFigures),
     ("growth", BenchmarkRun.growthFigures),
     ("coalescing", BenchmarkRun.coalescingFigures),
+    ("offline-first", BenchmarkRun.offlineFirstFigures),
 ]
 if let onlySection, !sections.contains(where: { $0.0 == onlySection }) {
     let names = sections.map { "\"\($0.0)\"" }.joined(separator: ", ")

@@ -17,11 +17,12 @@ import Synchronization
 ///
 /// ## Writes
 ///
-/// A write is recorded in the outbox first, then applied to the local store; it returns
-/// when both are durable and never waits for the network. When the local store refuses it,
-/// the outbox record is undone and the local store's error is thrown: nothing half-written.
-/// A crash between the two loses nothing: before its first call, the repository applies
-/// every change the outbox holds to the local store again (they are idempotent).
+/// A write is recorded in the outbox and applied to the local store at once; it returns
+/// when both are durable and never waits for the network. When either refuses it, the
+/// other is undone and the error thrown: nothing half-written. A crash between the two
+/// loses nothing acknowledged: before its first call, the repository applies every change
+/// the outbox holds to the local store again (they are idempotent), and a local change the
+/// outbox lacks was never acknowledged.
 ///
 /// ## Reads
 ///
@@ -138,25 +139,44 @@ where
 
     // MARK: Writing
 
-    /// Records `changes` in the outbox, then applies them locally with `apply`; undoes the
-    /// record when the local store refuses.
+    /// Records `changes` in the outbox and applies them locally with `apply`, the two at once
+    /// (each waits for its own flush to disk, so a write costs about one flush, not two);
+    /// when one side fails, the other is undone and the error thrown.
+    ///
+    /// A crash between the two is safe either way: a change in the outbox but not in the
+    /// local store is applied again before the first call after a restart; a change in the
+    /// local store but not in the outbox was never acknowledged, and the next pull replaces it.
     private func write(
-        _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)], apply: () async throws -> Void
+        _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)],
+        apply: @Sendable () async throws -> Void
     ) async throws {
         try await prepared()
         try await engine.writeOrder.withLock(scope) {
-            let undo = try await outbox.record(changes) { ids in
-                Dictionary(
-                    try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }
-                )
-            }
-            do {
-                try await apply()
-            } catch {
-                try await undoRecord(undo, after: error)
+            let ids = changes.map(\.id)
+            let before = Dictionary(
+                try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            async let recording = outcome { try await outbox.record(changes, localBases: before) }
+            async let applying: Result<Void, any Error> = outcome { try await apply() }
+            switch await (recording, applying) {
+            case (.success, .success):
+                break
+            case (.success(let undo), .failure(let failure)):
+                try await undoRecord(undo, after: failure)
+            case (.failure(let failure), .success):
+                try await restoreLocal(ids, to: before, after: failure)
+            case (.failure(let failure), .failure):
+                throw failure
             }
         }
         engine.changed { try await sync() }
+    }
+
+    private func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
     }
 
     private func undoRecord(_ undo: Outbox<Entity>.Undo, after failure: any Error) async throws -> Never {
@@ -169,6 +189,27 @@ where
                 reason:
                     "\(local.reason); the change stays queued for the remote, because the outbox could not take it back (\(error))",
                 recovery: "Reopen the store: the queued change is applied to it before the first call",
+                underlying: failure)
+        }
+        throw failure
+    }
+
+    /// Puts the local copies of `ids` back as they were: the outbox could not take the change.
+    private func restoreLocal(_ ids: [ID], to before: [ID: Entity], after failure: any Error) async throws
+        -> Never
+    {
+        do {
+            let absent = ids.filter { before[$0] == nil }
+            if !before.isEmpty { try await local.save(contentsOf: Array(before.values)) }
+            if !absent.isEmpty { try await local.delete(ids: absent) }
+        } catch {
+            let outbox = RepositoryError.wrapping(failure)
+            throw RepositoryError(
+                outbox.code,
+                reason:
+                    "\(outbox.reason); the local store shows the change, which is not queued for the remote, because it could not be taken back (\(error))",
+                recovery:
+                    "Write the change again once the outbox works; the next sync replaces the unsent copy",
                 underlying: failure)
         }
         throw failure

@@ -98,17 +98,15 @@ where Entity.ID: Codable & Sendable {
 
     /// Records a change to each ID in `changes` (an entity to save, or `nil` to delete), as
     /// one durable batch. A queued change to the same ID is replaced, keeping its base;
-    /// for the others the base is read by `bases` (the local copies, which hold the remote's
-    /// version while no change is pending).
+    /// for the others the base is taken from `localBases` (the local copies, which hold the
+    /// remote's version while no change is pending).
     func record(
-        _ changes: [(id: Entity.ID, entity: Entity?)],
-        bases: ([Entity.ID]) async throws -> [Entity.ID: Entity]
+        _ changes: [(id: Entity.ID, entity: Entity?)], localBases: [Entity.ID: Entity]
     ) async throws -> Undo {
         let ids = changes.map(\.id)
         return try await lock.withLock(.keys(Set(ids))) {
             let existing = try await records(ids)
             let fresh = ids.filter { existing[$0] == nil }
-            let localBases = fresh.isEmpty ? [:] : try await bases(fresh)
             let now = Date()
             var latest: [Entity.ID: Record] = [:]
             for change in changes {

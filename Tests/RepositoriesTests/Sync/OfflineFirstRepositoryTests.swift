@@ -276,6 +276,17 @@ struct Device {
         #expect(try await notes.fetch(id: 1) == item(1))
     }
 
+    @Test func anOutboxThatRefusesTheWriteLeavesTheLocalStoreAsItWas() async throws {
+        let remote = Remote()
+        let device = try await Device(remote)
+        try await device.notes.save(item(1))
+        try await device.outbox.close()
+        let error = await #expect(throws: RepositoryError.self) { try await device.notes.save(item(1, 1)) }
+        #expect(error?.code == .closed)
+        await #expect(throws: RepositoryError.self) { try await device.notes.save(item(2)) }
+        #expect(try await device.local.fetchAll() == [item(1)], "the local change was taken back")
+    }
+
     @Test func pendingChangesStreamsTheQueueForABadge() async throws {
         let remote = Remote()
         let device = try await Device(remote)
