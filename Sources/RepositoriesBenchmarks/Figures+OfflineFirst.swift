@@ -12,7 +12,7 @@ extension BenchmarkRun {
             let local = try await FileRepository<BenchmarkEntity>(fileURL: file("device"))
             let outbox = try await Outbox<BenchmarkEntity>(fileURL: file("outbox"))
             let items = InMemoryRepository<BenchmarkEntity>()
-                .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: false)
+                .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
             for id in 0..<count { try await items.save(.make(id)) }
             try await local.close()
             try await outbox.close()
@@ -29,7 +29,7 @@ extension BenchmarkRun {
         let local = try await FileRepository<BenchmarkEntity>(fileURL: file("drain-device"))
         let outbox = try await Outbox<BenchmarkEntity>(fileURL: file("drain-outbox"))
         let items = remote.offlineFirst(
-            local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: false)
+            local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
         try await items.save(contentsOf: (0..<pending).map { .make($0) })
         let start = ContinuousClock.now
         try await items.sync()

@@ -46,8 +46,9 @@ import Synchronization
 /// | the remote refuses a change (any other error: a 4xx, `conflict`, `rejected`) | that change becomes ``SyncStatus/rejected(_:)`` and is not tried again until ``retry(id:)``, or dropped by ``discard(id:)``, which restores the remote's version here; the other changes go on |
 /// | the pull | `sync()` throws its error; the pushed changes stay acknowledged |
 ///
-/// With `automaticSync`, a sync starts by itself after each write; its failures are kept
-/// as above and in ``lastSyncError``.
+/// With `automaticSync` (``AutomaticSync``), a sync starts by itself after each write, again
+/// with backoff after a transient failure, and on an interval if it has one; its failures
+/// are kept as above and in ``lastSyncError``. ``stopAutomaticSync()`` ends it.
 public struct OfflineFirstRepository<Remote: Repository, Local: Repository>: Repository
 where
     Local.Entity == Remote.Entity, Local.ID == Remote.ID, Remote.Entity: Codable,
@@ -75,25 +76,34 @@ where
     ///   - local: answers every read; must be a store this device owns, never an API.
     ///   - outbox: keeps the changes not sent yet; one outbox for one local store.
     ///   - conflicts: how a remote that changed since a change was made is settled.
-    ///   - automaticSync: whether a sync starts by itself after each write.
+    ///   - automaticSync: when a sync starts by itself: after every write (the default),
+    ///     after failures with backoff, and on an interval if it has one; `nil`: only when
+    ///     ``sync()`` is called.
     public init(
         remote: Remote, local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>,
-        automaticSync: Bool = true
+        automaticSync: AutomaticSync? = .afterWrites
     ) {
         requireCopy(Local.self, as: "local store", of: "OfflineFirstRepository")
         self.remote = remote
         self.local = local
         self.outbox = outbox
         self.conflicts = conflicts
-        self.engine = SyncEngine(automaticSync: automaticSync)
+        self.engine = SyncEngine(automatic: automaticSync)
     }
 
     /// The error of the last sync that failed, or `nil` after one that worked.
     public var lastSyncError: RepositoryError? { engine.lastSyncError }
 
+    /// Stops syncing by itself (the interval loop ends; writes no longer start a sync), for
+    /// every copy of this repository; ``sync()`` still works when called.
+    public func stopAutomaticSync() {
+        engine.stop()
+    }
+
     /// Applies the outbox's changes to the local store once, before the first call (a crash
     /// may have stopped a write between the two).
     func prepared() async throws {
+        engine.startInterval { [self] in try await sync() }
         try await engine.prepareOnce { [outbox, local] in
             var saves: [Entity] = []
             var deletes: [ID] = []

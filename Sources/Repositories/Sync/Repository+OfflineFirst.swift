@@ -10,7 +10,8 @@ extension Repository where Entity: Codable, ID: Codable {
     ///
     /// See ``OfflineFirstRepository`` for the sync, the conflicts and every partial failure.
     public func offlineFirst<Local: Repository>(
-        local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>, automaticSync: Bool = true
+        local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>,
+        automaticSync: AutomaticSync? = .afterWrites
     ) -> OfflineFirstRepository<Self, Local> where Local.Entity == Entity, Local.ID == ID {
         OfflineFirstRepository(
             remote: self, local: local, outbox: outbox, conflicts: conflicts, automaticSync: automaticSync)

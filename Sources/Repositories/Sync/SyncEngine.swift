@@ -8,6 +8,8 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         var lastSyncError: RepositoryError?
         var automaticRunning = false
         var automaticAgain = false
+        var stopped = false
+        var intervalLoop: Task<Void, Never>?
     }
 
     /// Held by a write from its outbox record to its local write, and by a pull while it
@@ -15,12 +17,14 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     let writeOrder = KeyedAsyncLock<ID>()
     /// Held by a sync from start to end: one at a time.
     let syncOrder = KeyedAsyncLock<Int>()
-    let automaticSync: Bool
+    let automatic: AutomaticSync?
+    private let jitter: JitterSource
     private let state = Mutex(State())
     private let preparing = KeyedAsyncLock<Int>()
 
-    init(automaticSync: Bool) {
-        self.automaticSync = automaticSync
+    init(automatic: AutomaticSync?) {
+        self.automatic = automatic
+        self.jitter = JitterSource(seed: automatic?.backoff.seed ?? UInt64.random(in: 0...UInt64.max))
     }
 
     var lastSyncError: RepositoryError? { state.withLock { $0.lastSyncError } }
@@ -40,10 +44,12 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Starts `sync` in the background when automatic sync is on; while one runs, one more
-    /// follows it, so a change made during a sync is sent too.
+    /// follows it, so a change made during a sync is sent too. A sync that fails because the
+    /// remote is unreachable or busy is tried again after the backoff's delays.
     func changed(sync: @escaping @Sendable () async throws -> Void) {
-        guard automaticSync else { return }
+        guard let automatic else { return }
         let start = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
             if state.automaticRunning {
                 state.automaticAgain = true
                 return false
@@ -53,22 +59,68 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         }
         guard start else { return }
         Task {
+            var failures = 0
             while true {
                 do {
                     try await sync()
+                    failures = 0
+                } catch  where isTransientFailure(error) && failures + 1 < automatic.backoff.maxAttempts {
+                    failures += 1
+                    do {
+                        try await automatic.sleep(jitter.delay(automatic.backoff, beforeRetry: failures))
+                        continue
+                    } catch {
+                        // Cancelled while waiting: stop retrying; the next write starts again.
+                    }
                 } catch {
                     // Kept where the app reads it: lastSyncError and each change's status.
                 }
-                let again = state.withLock { state -> Bool in
-                    if state.automaticAgain {
-                        state.automaticAgain = false
-                        return true
-                    }
-                    state.automaticRunning = false
-                    return false
-                }
-                if !again { return }
+                if !takeAnother() { return }
             }
         }
+    }
+
+    private func isTransientFailure(_ error: any Error) -> Bool {
+        RetryPolicy.isTransient(error) || (error as? RepositoryError)?.code == .circuitOpen
+    }
+
+    /// Whether another sync was asked for while this one ran; if not, the runner ends.
+    private func takeAnother() -> Bool {
+        state.withLock { state in
+            if state.automaticAgain, !state.stopped {
+                state.automaticAgain = false
+                return true
+            }
+            state.automaticRunning = false
+            return false
+        }
+    }
+
+    /// Starts the interval loop once, when the automatic sync has an interval.
+    func startInterval(sync: @escaping @Sendable () async throws -> Void) {
+        guard let automatic, let interval = automatic.interval else { return }
+        state.withLock { state in
+            guard state.intervalLoop == nil, !state.stopped else { return }
+            state.intervalLoop = Task { [weak self] in
+                while !Task.isCancelled {
+                    do {
+                        try await automatic.sleep(interval)
+                    } catch {
+                        return
+                    }
+                    self?.changed(sync: sync)
+                }
+            }
+        }
+    }
+
+    /// Stops syncing by itself: the interval loop ends and no automatic sync starts again.
+    func stop() {
+        let loop = state.withLock { state in
+            state.stopped = true
+            defer { state.intervalLoop = nil }
+            return state.intervalLoop
+        }
+        loop?.cancel()
     }
 }

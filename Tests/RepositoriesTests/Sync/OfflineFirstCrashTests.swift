@@ -35,7 +35,7 @@ import Testing
                 fileURL: device.appending(path: "device.store"))
             let outbox = try await Outbox<FixtureEntity>(fileURL: device.appending(path: "device.outbox"))
             let notes = remote.offlineFirst(
-                local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: false)
+                local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
             let here = Set(try await notes.fetchAll().map(\.id))
             #expect(
                 acknowledged.isSubset(of: here),

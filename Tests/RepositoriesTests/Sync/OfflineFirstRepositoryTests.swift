@@ -78,7 +78,7 @@ struct Device {
         self.directory = try directory ?? TemporaryDirectory()
         local = try await FileRepository<Item>(fileURL: self.directory.url.appending(path: "items.store"))
         outbox = try await Outbox<Item>(fileURL: self.directory.url.appending(path: "items.outbox"))
-        notes = remote.offlineFirst(local: local, outbox: outbox, conflicts: conflicts, automaticSync: false)
+        notes = remote.offlineFirst(local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
     }
 
     func close() async throws {
@@ -267,7 +267,7 @@ struct Device {
         let local = FaultInjectingRepository(InMemoryRepository<Item>())
         let outbox = try await Outbox<Item>(fileURL: directory.file("items.outbox"))
         let notes = remote.offlineFirst(
-            local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: false)
+            local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
         try await notes.save(item(1))
         local.failNext(of: .save, with: RepositoryError.unavailable("The disk is full (test)"))
         await #expect(throws: RepositoryError.self) { try await notes.save(item(1, 1)) }
@@ -287,6 +287,48 @@ struct Device {
         #expect(try await device.local.fetchAll() == [item(1)], "the local change was taken back")
     }
 
+    @Test func anAutomaticSyncThatFailedIsTriedAgainAfterABackoffAndSendsTheChange() async throws {
+        let remote = Remote()
+        remote.online = false
+        let clock = ManualClock()
+        let directory = try TemporaryDirectory()
+        let outbox = try await Outbox<Item>(fileURL: directory.file())
+        let notes = remote.offlineFirst(
+            local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
+            automaticSync: AutomaticSync(
+                backoff: RetryPolicy(
+                    maxAttempts: 5, baseDelay: .seconds(1), maxDelay: .seconds(4), jitter: .none),
+                clock: clock))
+        defer { notes.stopAutomaticSync() }
+
+        try await notes.save(item(1))
+        await clock.waitForSleepers(count: 1)
+        #expect(try await remote.base.fetchAll().isEmpty, "the first automatic sync failed offline")
+        remote.online = true
+        await clock.advance(by: .seconds(1))
+        #expect(await eventually({ remote.writes.count == 1 }), "the retry after the backoff sent it")
+        #expect(try await remote.base.fetchAll() == [item(1)])
+    }
+
+    @Test func anIntervalBringsInWhatAnotherDeviceWrote() async throws {
+        let remote = Remote()
+        let clock = ManualClock()
+        let directory = try TemporaryDirectory()
+        let outbox = try await Outbox<Item>(fileURL: directory.file())
+        let notes = remote.offlineFirst(
+            local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
+            automaticSync: AutomaticSync(every: .seconds(60), clock: clock))
+        defer { notes.stopAutomaticSync() }
+        #expect(try await notes.fetchAll().isEmpty)
+
+        try await remote.base.save(item(7))
+        await clock.waitForSleepers(count: 1)
+        await clock.advance(by: .seconds(60))
+        let local = notes.local
+        #expect(
+            await eventuallyAsync { (try? await local.fetch(id: 7)) == item(7) }, "pulled on the interval")
+    }
+
     @Test func pendingChangesStreamsTheQueueForABadge() async throws {
         let remote = Remote()
         let device = try await Device(remote)
@@ -297,6 +339,15 @@ struct Device {
         try await device.notes.sync()
         #expect(await counts.next() == 0)
     }
+}
+
+/// Yields until `condition` holds, up to a bound; returns whether it held.
+func eventuallyAsync(_ condition: () async -> Bool, yields: Int = 100_000) async -> Bool {
+    for _ in 0..<yields {
+        if await condition() { return true }
+        await Task.yield()
+    }
+    return await condition()
 }
 
 extension PendingChange.Kind {
