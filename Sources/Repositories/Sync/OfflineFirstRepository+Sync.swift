@@ -14,6 +14,7 @@ extension OfflineFirstRepository {
             do {
                 try await push()
                 try await pull()
+                try outbox.noteSynced(at: Date())
                 engine.syncEnded(with: nil)
             } catch {
                 engine.syncEnded(with: error)

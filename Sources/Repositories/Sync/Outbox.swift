@@ -30,6 +30,10 @@ where Entity.ID: Codable & Sendable {
     private let lock = KeyedAsyncLock<Entity.ID>()
     private let revisions: RevisionCounter
     private let broadcaster = ChangeBroadcaster<[PendingChange<Entity>]>()
+    private let syncedAt: Mutex<Date?>
+
+    /// The file beside the outbox that keeps when a sync last finished.
+    private var syncedAtURL: URL { store.fileURL.appendingPathExtension("synced") }
 
     /// Opens the outbox at `fileURL`, creating it when no file is there.
     ///
@@ -44,6 +48,35 @@ where Entity.ID: Codable & Sendable {
             fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait))
         let highest = try await store.fetchAll().map(\.revision).max() ?? 0
         revisions = RevisionCounter(after: highest)
+        syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
+    }
+
+    /// When a sync last finished without an error, kept across restarts; `nil`: never.
+    public var lastSyncedAt: Date? { syncedAt.withLock { $0 } }
+
+    /// Notes that a sync finished at `date`, in a file beside the outbox (written whole,
+    /// then renamed over the old one).
+    func noteSynced(at date: Date) throws {
+        let text = String(date.timeIntervalSince1970)
+        do {
+            try Data(text.utf8).write(to: syncedAtURL, options: .atomic)
+        } catch {
+            throw RepositoryError(
+                .unavailable, reason: "The time of the last sync could not be written", recovery: nil,
+                location: syncedAtURL.path, underlying: error)
+        }
+        syncedAt.withLock { $0 = date }
+    }
+
+    private static func readSyncedAt(_ url: URL) throws -> Date? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        guard let seconds = TimeInterval(text) else {
+            throw RepositoryError(
+                .corrupted, reason: "The time of the last sync is not a number: \(text.prefix(40))",
+                recovery: "Delete the file; the next sync writes it again", location: url.path)
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// Closes the outbox's file and releases its lock; later calls throw `closed`.

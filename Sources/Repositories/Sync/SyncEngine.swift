@@ -22,6 +22,9 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     private let state = Mutex(State())
     private let preparing = KeyedAsyncLock<Int>()
 
+    /// Told after every write and every sync, for the snapshot streams.
+    let updates = ChangeBroadcaster<Void>()
+
     init(automatic: AutomaticSync?) {
         self.automatic = automatic
         self.jitter = JitterSource(seed: automatic?.backoff.seed ?? UInt64.random(in: 0...UInt64.max))
@@ -31,6 +34,7 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
 
     func syncEnded(with error: (any Error)?) {
         state.withLock { $0.lastSyncError = error.map(RepositoryError.wrapping) }
+        updates.send(())
     }
 
     /// Runs `replay` once, before the first call; a replay that throws runs again next time.
@@ -47,6 +51,7 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     /// follows it, so a change made during a sync is sent too. A sync that fails because the
     /// remote is unreachable or busy is tried again after the backoff's delays.
     func changed(sync: @escaping @Sendable () async throws -> Void) {
+        updates.send(())
         guard let automatic else { return }
         let start = state.withLock { state -> Bool in
             guard !state.stopped else { return false }

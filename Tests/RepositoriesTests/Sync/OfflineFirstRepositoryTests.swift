@@ -329,6 +329,39 @@ struct Device {
             await eventuallyAsync { (try? await local.fetch(id: 7)) == item(7) }, "pulled on the interval")
     }
 
+    @Test func aViewModelWatchesSnapshotsWithoutSpellingTheStack() async throws {
+        let remote = Remote()
+        remote.online = false
+        let directory = try TemporaryDirectory()
+        var device = try await Device(remote, in: directory)
+        let notes: any SyncingRepository<Item, Int> = device.notes
+        var snapshots = notes.values(Query<Item>()).makeAsyncIterator()
+
+        let first = try #require(try await snapshots.next())
+        #expect(first.entities.isEmpty && first.pendingIDs.isEmpty && first.lastSyncedAt == nil)
+
+        try await notes.save(item(1))
+        var snapshot = try #require(try await snapshots.next())
+        while snapshot.pendingIDs != [1] { snapshot = try #require(try await snapshots.next()) }
+        #expect(snapshot.entities == [item(1)])
+
+        await #expect(throws: RepositoryError.self) { try await notes.sync() }
+        while snapshot.lastSyncError == nil { snapshot = try #require(try await snapshots.next()) }
+        #expect(snapshot.lastSyncError?.code == .unavailable)
+
+        remote.online = true
+        try await notes.sync()
+        while !snapshot.pendingIDs.isEmpty || snapshot.lastSyncError != nil {
+            snapshot = try #require(try await snapshots.next())
+        }
+        let syncedAt = try #require(snapshot.lastSyncedAt)
+
+        try await device.close()
+        device = try await Device(remote, in: directory)
+        var reopened = device.notes.values(Query<Item>()).makeAsyncIterator()
+        #expect(try await reopened.next()?.lastSyncedAt == syncedAt, "the age survives a restart")
+    }
+
     @Test func pendingChangesStreamsTheQueueForABadge() async throws {
         let remote = Remote()
         let device = try await Device(remote)

@@ -1,0 +1,44 @@
+extension OfflineFirstRepository: SyncingRepository {
+    /// Snapshots of what `query` selects, with the pending and refused IDs, the time of the
+    /// last sync and its error: now, then after every write, sync, and change to the
+    /// pending changes. Snapshots that pile up while the consumer is busy are folded into
+    /// the newest.
+    ///
+    /// - Throws: through the stream, a read of the local store or the outbox that failed,
+    ///   or ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
+    public func values(_ query: Query<Entity>) -> AsyncThrowingStream<OfflineSnapshot<Entity>, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: OfflineSnapshot<Entity>.self, bufferingPolicy: .bufferingNewest(1))
+        let updates = engine.updates.subscribe(bufferingPolicy: .bufferingNewest(1))
+        let changes = outbox.pendingChanges()
+        let task = Task {
+            let forwarding = Task {
+                for await _ in changes { engine.updates.send(()) }
+            }
+            defer { forwarding.cancel() }
+            do {
+                try query.validate()
+                continuation.yield(try await snapshot(query))
+                for await _ in updates {
+                    continuation.yield(try await snapshot(query))
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity> {
+        try await prepared()
+        let entities = try await local.fetch(query)
+        let changes = try await outbox.changes()
+        return OfflineSnapshot(
+            entities: entities,
+            pendingIDs: Set(changes.filter { !$0.isRejected }.map(\.id)),
+            rejectedIDs: Set(changes.filter(\.isRejected).map(\.id)),
+            lastSyncedAt: outbox.lastSyncedAt, lastSyncError: lastSyncError)
+    }
+}

@@ -1,0 +1,27 @@
+/// A repository that takes writes offline and syncs them with a remote: what a view model
+/// asks for, without spelling the stack's generic type.
+///
+/// ```swift
+/// @Observable final class NotesModel {
+///     let notes: any SyncingRepository<Note, UUID>
+///     var snapshot: OfflineSnapshot<Note>?
+///     func watch() async throws {
+///         for try await snapshot in notes.values(Query()) { self.snapshot = snapshot }
+///     }
+/// }
+/// ```
+public protocol SyncingRepository<Entity, ID>: Repository where Entity: Codable, ID: Codable {
+    /// Sends the pending changes, then brings the remote's state in.
+    func sync() async throws
+    /// Where `id`'s changes stand.
+    func status(of id: ID) async throws -> SyncStatus
+    /// The pending changes now, then after every change to them.
+    func pendingChanges() -> AsyncStream<[PendingChange<Entity>]>
+    /// Makes a rejected change pending again.
+    func retry(id: ID) async throws
+    /// Drops the change of `id` and restores the remote's version.
+    func discard(id: ID) async throws
+    /// Snapshots of what `query` selects: now, then after every write, sync and change to
+    /// the pending changes.
+    func values(_ query: Query<Entity>) -> AsyncThrowingStream<OfflineSnapshot<Entity>, any Error>
+}
