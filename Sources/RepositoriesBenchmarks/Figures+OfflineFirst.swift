@@ -3,7 +3,7 @@ import Repositories
 import Synchronization
 
 extension BenchmarkRun {
-    /// Figure 8: a write through `offlineFirst` against a plain `FileRepository` save at the
+    /// Figure 9: a write through `offlineFirst` against a plain `FileRepository` save at the
     /// same durability (the outbox adds one durable append), and draining pending changes
     /// through a remote's batch calls.
     func offlineFirstFigures() async throws -> [Figure] {
@@ -42,11 +42,11 @@ extension BenchmarkRun {
         let writes = remote.writeCalls
         return [
             .cost(
-                8, "offlineFirst durable write (outbox + local file), 1 writer", measured: offline,
+                9, "offlineFirst durable write (outbox + local file), 1 writer", measured: offline,
                 baseline: plain,
                 baselineName: "FileRepository durable save", target: 1.5),
             Figure(
-                number: 8, name: "sync of \(pending) pending changes through a batch endpoint",
+                number: 9, name: "sync of \(pending) pending changes through a batch endpoint",
                 measured:
                     "\(writes) write request\(writes == 1 ? "" : "s"), \(Format.time(perChange)) a change",
                 baseline: "\(pending) requests, one per change", ratio: Double(writes) / Double(pending),
