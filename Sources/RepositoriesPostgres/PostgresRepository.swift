@@ -196,6 +196,7 @@ where Entity.ID: Codable & Sendable {
                     "Pass another tableName in PostgresOptions, or move that table aside; the repository needs \(table.expectedShape)",
                 location: location)
         }
+        try await perform { connection in try connection.execute(script: table.createIndex) }
     }
 
     // MARK: Running statements

@@ -75,8 +75,8 @@ struct PostgresTable: Sendable {
 
     // MARK: Creating and checking
 
-    /// Creates the table and its index when missing, under a transaction-scoped advisory lock
-    /// so that instances starting together do not race to create it.
+    /// Creates the table when missing, under a transaction-scoped advisory lock so that
+    /// instances starting together do not race to create it.
     var createScript: String {
         """
         BEGIN;
@@ -87,10 +87,13 @@ struct PostgresTable: Sendable {
             body bytea NOT NULL,
             version bigint NOT NULL
         );
-        CREATE INDEX IF NOT EXISTS "\(name)_seq" ON \(quotedName) (seq);
         COMMIT;
         """
     }
+
+    /// Creates the index on `seq` when missing: run once the table's shape is checked, so a
+    /// table of another shape is never touched.
+    var createIndex: String { "CREATE INDEX IF NOT EXISTS \"\(name)_seq\" ON \(quotedName) (seq)" }
 
     /// The relation's kind (`r` for a table) and its columns, in order: name, type, NOT NULL,
     /// identity, primary key. Parameter: the quoted name.
