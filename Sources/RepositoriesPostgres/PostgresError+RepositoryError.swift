@@ -30,10 +30,15 @@ extension PostgresError {
                 recovery:
                     "Grant the user SELECT, INSERT, UPDATE and DELETE on the table, or connect to a primary rather than a read-only standby",
                 underlying: self)
-        case (_, "54"), (_, "22"):
+        case (_, "54"):
             return .rejected(
-                "PostgreSQL refused the value: \(message)",
+                "The value is larger than PostgreSQL accepts: \(message)",
                 recovery: "Store large payloads elsewhere and keep a reference in the entity",
+                underlying: self)
+        case (_, "22"):
+            return .rejected(
+                "PostgreSQL refused a value: \(message)",
+                recovery: "Check the entity's ID and content; the server's message names what it refused",
                 underlying: self)
         case (_, "42"):
             return .rejected(

@@ -58,6 +58,7 @@ enum PostgresKey: Hashable, Sendable, CustomStringConvertible {
     func id<ID: Decodable>(as type: ID.Type) -> ID? {
         switch self {
         case .integer(let value):
+            if ID.self == Int.self { return Int(exactly: value) as? ID }
             if let id = value as? ID { return id }
             return try? JSONDecoder().decode(ID.self, from: Data(String(value).utf8))  // not an ID: nil
         case .text(let value):

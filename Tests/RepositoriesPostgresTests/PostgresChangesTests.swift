@@ -119,3 +119,30 @@ import Testing
         await second.close()
     }
 }
+
+/// An entity whose ID is neither an integer, a string nor a UUID: stored as its JSON.
+struct Shelf: Codable, Identifiable, Sendable, Equatable {
+    struct Key: Codable, Hashable, Sendable {
+        var aisle: Int
+        var name: String
+    }
+    var id: Key
+    var books: Int
+}
+
+@Suite struct PostgresCodableIDTests {
+    @Test func structIDsAreKeptAsTheirJSONAndComeBackThroughTheFeed() async throws {
+        let server = try await PostgresTestServer.shared()
+        let writer = try await PostgresStores.make(Shelf.self)
+        let reader = try await PostgresStores.make(Shelf.self, table: writer.tableName)
+        let feed = ChangeRecorder(reader.changes())
+        try await feed.waitUntilListening()
+        let shelf = Shelf(id: .init(aisle: 3, name: "Po\u{e9}sie"), books: 12)
+        try await writer.save(shelf)
+        #expect(try await reader.fetch(id: shelf.id) == shelf)
+        #expect(try server.psql("SELECT id FROM \"\(writer.tableName)\"") == #"{"aisle":3,"name":"Poésie"}"#)
+        try await feed.wait(for: "the shelf") { $0.contains(.changed([shelf.id])) }
+        await writer.close()
+        await reader.close()
+    }
+}
