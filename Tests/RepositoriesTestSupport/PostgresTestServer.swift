@@ -135,11 +135,18 @@ public final class PostgresTestServer: Sendable {
         if !durable { server += ["-c", "fsync=off", "-c", "full_page_writes=off"] }
         // The watchdog: start the server, then stop it (and remove its directory) once the
         // test process is gone; end when the server ends.
+        // A killed test process stays a zombie until its own parent (`swift test`) reaps it,
+        // and `kill -0` still finds a zombie, so its state in /proc counts too.
         let script = """
+            alive() {
+                kill -0 "$PARENT" 2>/dev/null || return 1
+                [ -r "/proc/$PARENT/stat" ] || return 0
+                [ "$(sed 's/.*) //' "/proc/$PARENT/stat" | cut -c1)" != Z ]
+            }
             "$@" >>"$LOG" 2>&1 &
             server=$!
-            while kill -0 "$PARENT" 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 0.5; done
-            if ! kill -0 "$PARENT" 2>/dev/null; then
+            while alive && kill -0 "$server" 2>/dev/null; do sleep 0.5; done
+            if ! alive; then
                 kill -INT "$server" 2>/dev/null; wait "$server"; rm -rf "$DIRECTORY"
             fi
             wait "$server"
@@ -152,7 +159,11 @@ public final class PostgresTestServer: Sendable {
             "DIRECTORY": directory.path, "PATH": "/usr/bin:/bin",
         ]
         watchdog.currentDirectoryURL = directory
+        // Not this process's standard output: `swift test` reads it until every holder has
+        // closed it, and would wait for the server.
         watchdog.standardInput = FileHandle.nullDevice
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
         try watchdog.run()
         process.withLock { $0 = watchdog }
         try waitUntilReady(watchdog)
