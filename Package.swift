@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "RepositoriesTesting", targets: ["RepositoriesTesting"]),
         .library(name: "RepositoriesSQLite", targets: ["RepositoriesSQLite"]),
         .library(name: "RepositoriesHTTP", targets: ["RepositoriesHTTP"]),
+        .library(name: "RepositoriesPostgres", targets: ["RepositoriesPostgres"]),
         .executable(name: "QuickStart", targets: ["QuickStart"]),
     ],
     targets: [
@@ -24,10 +25,21 @@ let package = Package(
         ),
         .target(name: "RepositoriesSQLite", dependencies: ["Repositories", "CSQLite"]),
         .target(name: "RepositoriesHTTP", dependencies: ["Repositories"]),
+        // The system's libpq; pkg-config finds its headers (/usr/include/postgresql) and links -lpq.
+        .systemLibrary(
+            name: "CPostgres",
+            path: "Sources/CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "RepositoriesPostgres", dependencies: ["Repositories", "CPostgres"]),
         // The benchmark suite: `swift run -c release RepositoriesBenchmarks`.
         .executableTarget(
             name: "RepositoriesBenchmarks",
-            dependencies: ["Repositories", "RepositoriesSQLite", "CSQLite"]
+            dependencies: [
+                "Repositories", "RepositoriesSQLite", "CSQLite", "RepositoriesPostgres", "CPostgres",
+                "RepositoriesTestSupport",
+            ]
         ),
         .executableTarget(
             name: "QuickStart",
@@ -95,6 +107,12 @@ let package = Package(
         .testTarget(
             name: "RepositoriesSQLiteTests",
             dependencies: ["RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport"]
+        ),
+        .testTarget(
+            name: "RepositoriesPostgresTests",
+            dependencies: [
+                "RepositoriesPostgres", "CPostgres", "RepositoriesTesting", "RepositoriesTestSupport",
+            ]
         ),
         .testTarget(
             name: "ExampleSupportTests",

@@ -43,6 +43,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("file saves", BenchmarkRun.fileSaveFigures),
     ("batch and reopen", BenchmarkRun.batchAndReopenFigures),
     ("SQLite", BenchmarkRun.sqliteFigures),
+    ("PostgreSQL", BenchmarkRun.postgresFigures),
     ("growth", BenchmarkRun.growthFigures),
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),

@@ -1,0 +1,57 @@
+import Foundation
+
+/// How a ``PostgresRepository`` stores its entities and talks to the server: the table, the
+/// pool, the time limits, and the JSON coders.
+///
+/// ```swift
+/// let notes = try await PostgresRepository<Note>(
+///     connectionString: "postgresql://app@db.internal/notes?sslmode=verify-full",
+///     options: PostgresOptions(tableName: "notes", poolSize: 8))
+/// ```
+public struct PostgresOptions: Sendable {
+    /// The table's name, or `nil` for the entity's type name (such as `Note`), with every
+    /// character other than an ASCII letter, digit or underscore replaced by `_`.
+    ///
+    /// It is quoted as an SQL identifier, so its case is kept. It must be 1 to 55 ASCII
+    /// letters, digits and underscores, not starting with a digit, because the change feed's
+    /// channel is named after it (`<table>_changes`) and PostgreSQL names stop at 63 bytes.
+    /// The table lives in the connection's `search_path`; choose a schema with
+    /// `options=-csearch_path=app` in the connection string.
+    public var tableName: String?
+
+    /// How many connections run statements at once; 4 by default. Connections open when first
+    /// needed and reopen after they are lost. ``PostgresRepository/changes()`` uses one more.
+    public var poolSize: Int
+
+    /// How long opening a connection may take before it fails `unavailable`; 10 seconds by
+    /// default. A `connect_timeout` in the connection string wins.
+    public var connectTimeout: Duration
+
+    /// Makes the encoder that turns an entity into the JSON stored in its row. Called once,
+    /// when the repository opens.
+    public var makeEncoder: @Sendable () -> JSONEncoder
+
+    /// Makes the decoder that reads an entity back from its row's JSON. Called once, when the
+    /// repository opens.
+    public var makeDecoder: @Sendable () -> JSONDecoder
+
+    /// Creates options; every argument has the default described on its property.
+    public init(
+        tableName: String? = nil,
+        poolSize: Int = 4,
+        connectTimeout: Duration = .seconds(10),
+        makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
+        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) {
+        self.tableName = tableName
+        self.poolSize = poolSize
+        self.connectTimeout = connectTimeout
+        self.makeEncoder = makeEncoder
+        self.makeDecoder = makeDecoder
+    }
+
+    /// The connect timeout in whole seconds, at least 1 (libpq reads 0 as "wait forever").
+    var connectTimeoutSeconds: Int {
+        max(1, Int(connectTimeout.components.seconds))
+    }
+}

@@ -1,0 +1,56 @@
+/// A statement parameter in PostgreSQL's binary format, with its type's OID.
+struct PostgresParameter: Sendable {
+    /// `bigint`.
+    static let int8: UInt32 = 20
+    /// `text`.
+    static let text: UInt32 = 25
+    /// `bytea`.
+    static let bytea: UInt32 = 17
+    /// `bigint[]`.
+    static let int8Array: UInt32 = 1016
+    /// `text[]`.
+    static let textArray: UInt32 = 1009
+    /// `bytea[]`.
+    static let byteaArray: UInt32 = 1001
+
+    var bytes: [UInt8]
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// A key, as the `id` column's type takes it.
+    init(_ key: PostgresKey) {
+        switch key {
+        case .integer(let value): bytes = Self.bigEndian(value)
+        case .text(let value): bytes = Array(value.utf8)
+        }
+    }
+
+    /// A one-dimensional array of `keys` (of the `id` column's type).
+    init(keys: [PostgresKey], integer: Bool) {
+        self.init(
+            array: keys.map { PostgresParameter($0).bytes }, elementType: integer ? Self.int8 : Self.text)
+    }
+
+    /// A one-dimensional array without NULLs: the header (dimensions, no NULL flag, element
+    /// type, length, lower bound 1), then each element's length and bytes.
+    init(array elements: [[UInt8]], elementType: UInt32) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + $1.count })
+        bytes += Self.bigEndian(Int32(1))
+        bytes += Self.bigEndian(Int32(0))
+        bytes += Self.bigEndian(Int32(bitPattern: elementType))
+        bytes += Self.bigEndian(Int32(elements.count))
+        bytes += Self.bigEndian(Int32(1))
+        for element in elements {
+            bytes += Self.bigEndian(Int32(element.count))
+            bytes += element
+        }
+        self.bytes = bytes
+    }
+
+    static func bigEndian<Value: FixedWidthInteger>(_ value: Value) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+}

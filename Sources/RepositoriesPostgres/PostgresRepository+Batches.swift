@@ -1,0 +1,73 @@
+import Foundation
+import Repositories
+
+extension PostgresRepository {
+    /// Saves every entity of `entities` in one statement, so one transaction: all of them,
+    /// or none.
+    ///
+    /// Every entity is encoded before the server is asked, so an entity that cannot be
+    /// encoded throws `encodingFailed` and writes nothing. With a repeated ID, the later
+    /// entity wins, in the place of the first. New entities take places in the batch's order.
+    ///
+    /// - Complexity: one round trip; the IDs and bodies travel as two arrays.
+    public func save(contentsOf entities: [Entity]) async throws {
+        var order: [PostgresKey] = []
+        var bodies: [PostgresKey: [UInt8]] = Dictionary(minimumCapacity: entities.count)
+        for entity in entities {
+            let (key, body) = try encode(entity)
+            if bodies.updateValue(body, forKey: key) == nil { order.append(key) }
+        }
+        guard !order.isEmpty else { return }
+        let keys = PostgresParameter(keys: order, integer: table.integerKeys)
+        let values = PostgresParameter(
+            array: order.map { bodies[$0] ?? [] }, elementType: PostgresParameter.bytea)
+        let statement = table.upsertMany
+        try await perform { connection in
+            _ = try connection.execute(statement, [keys, values])
+        }
+    }
+
+    /// Returns the entities stored under `ids`, in the order of `ids`, skipping absent and
+    /// repeated IDs: one `SELECT … WHERE id = ANY($1)`, one consistent snapshot.
+    ///
+    /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not decode.
+    public func fetch(ids: [ID]) async throws -> [Entity] {
+        let keys = try distinctKeys(ids)
+        guard !keys.isEmpty else { return [] }
+        let (statement, table) = (table.fetchIDs, table)
+        let parameter = PostgresParameter(keys: keys, integer: table.integerKeys)
+        let rows = try await perform { connection in
+            let result = try connection.execute(statement, [parameter])
+            return (0..<result.rowCount).compactMap { row -> (PostgresKey, [UInt8])? in
+                guard let key = table.key(in: result, row: row, column: 0) else { return nil }
+                return (key, result.bytes(row, 1) ?? [])
+            }
+        }
+        let bodies = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        return try keys.compactMap { key in try bodies[key].map { try decode($0, key: key) } }
+    }
+
+    /// Removes the entities stored under `ids`, skipping absent ones, in one statement however
+    /// long the list: all of them go, or (on an error) none.
+    public func delete(ids: [ID]) async throws {
+        let keys = try distinctKeys(ids)
+        guard !keys.isEmpty else { return }
+        let statement = table.deleteMany
+        let parameter = PostgresParameter(keys: keys, integer: table.integerKeys)
+        try await perform { connection in
+            _ = try connection.execute(statement, [parameter])
+        }
+    }
+
+    /// The keys of `ids`, first appearances only, in order.
+    private func distinctKeys(_ ids: [ID]) throws -> [PostgresKey] {
+        var seen = Set<PostgresKey>(minimumCapacity: ids.count)
+        var keys: [PostgresKey] = []
+        keys.reserveCapacity(ids.count)
+        for id in ids {
+            let key = try key(for: id)
+            if seen.insert(key).inserted { keys.append(key) }
+        }
+        return keys
+    }
+}

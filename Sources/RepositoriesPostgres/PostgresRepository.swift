@@ -1,0 +1,338 @@
+import Foundation
+import Repositories
+
+/// A repository in a PostgreSQL table, shared by every app instance that opens it, through
+/// the system's libpq: one row per entity, the entity as JSON.
+///
+/// ```swift
+/// let notes = try await PostgresRepository<Note>(
+///     connectionString: "postgresql://app:secret@db.internal:5432/notes?sslmode=verify-full")
+/// try await notes.save(Note(id: "n1", text: "Buy milk"))
+/// let all = try await notes.fetchAll()
+///
+/// // In every instance: a local cache that learns what the other instances wrote.
+/// let cachedNotes = notes.cachedCoherently(in: InMemoryRepository<Cached<Note>>(), timeToLive: .seconds(300))
+/// ```
+///
+/// ## Storage
+///
+/// Each repository owns one table (named after the entity type unless
+/// ``PostgresOptions/tableName`` says otherwise), created with its index when missing:
+///
+/// | column | type | what it holds |
+/// |---|---|---|
+/// | `seq` | `bigint GENERATED ALWAYS AS IDENTITY`, indexed | insertion order: a replaced entity keeps it; a deleted then re-saved one gets a new, larger one |
+/// | `id` | `bigint` for integer IDs, else `text COLLATE "C"`; the primary key | the entity's ID (strings in NFC, UUIDs as `uuidString`, other IDs as their JSON) |
+/// | `body` | `bytea NOT NULL` | the entity as JSON from ``PostgresOptions/makeEncoder`` |
+/// | `version` | `bigint NOT NULL` | 1 when inserted, one more at each replace |
+///
+/// `body` is `bytea` because the JSON of a Swift `String` may hold `\u0000`, which neither
+/// `jsonb` nor `text` accepts. A table of that name with another shape (another column, another
+/// type, another key) makes the initializer throw `rejected`, naming both shapes; the table is
+/// never altered.
+///
+/// ## Equal IDs
+///
+/// The repository keeps one entity per ID as the ID type's `==` sees it: string keys are
+/// stored in Unicode Normalization Form C, so `"caf\u{E9}"` and `"cafe\u{301}"` reach one row.
+///
+/// ## Statements and transactions
+///
+/// Every operation is one prepared statement, so one round trip and one transaction:
+/// ``save(contentsOf:)`` and ``delete(ids:)`` send their IDs and bodies as arrays, and are
+/// all or nothing; ``fetch(ids:)`` is one `WHERE id = ANY($1)`; ``count()`` one `count(*)`.
+/// Once a write returns, PostgreSQL has committed it, with the durability the server is
+/// configured for (`synchronous_commit`); a client killed at any moment leaves each write
+/// whole or absent.
+///
+/// ## Connections
+///
+/// A pool of ``PostgresOptions/poolSize`` connections runs the statements; each connection's
+/// blocking libpq calls run on a dispatch queue of its own, never on Swift's cooperative
+/// thread pool. Connections open on first use (the initializer opens one, to create and check
+/// the table) and reopen after they are lost. A statement whose connection was lost (the
+/// server restarted, the backend was terminated) is sent once more on a new connection: every
+/// statement is a read or an idempotent write (an upsert, a delete by ID), so the retry
+/// cannot change the outcome; at most a replaced row's `version` counts it twice. When the
+/// new connection fails too, the call throws `unavailable`.
+///
+/// Cancelling a task whose statement is running sends PostgreSQL a cancel request
+/// (`PQcancel`); the statement stops on the server, its transaction rolls back, and the call
+/// throws `CancellationError`.
+///
+/// ## Changes made elsewhere
+///
+/// Every write statement notifies the channel `<table>_changes` with the IDs it changed.
+/// ``changes()`` turns those notifications into an `AsyncSequence` of ``PostgresChange``,
+/// and ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)`` puts a cache in front of
+/// the repository that drops what any other connection changed.
+///
+/// ## Errors
+///
+/// Every failure is a `RepositoryError` whose `underlying` error, when PostgreSQL or libpq
+/// reported it, is a ``PostgresError`` with the SQLSTATE and the server's message:
+///
+/// - a server that cannot be reached, is shutting down or ran out of resources (class 08,
+///   57, 53): `unavailable`;
+/// - wrong credentials, a missing database, a `pg_hba.conf` or TLS refusal, missing
+///   privileges, a read-only standby: `rejected`;
+/// - a serialization failure or deadlock (40001, 40P01), a constraint someone added
+///   (class 23): `conflict`;
+/// - an entity that cannot be encoded: `encodingFailed`, and nothing of that call is
+///   written; a row that no longer decodes: `decodingFailed`, naming its ID;
+/// - any call after ``close()``: `closed`.
+///
+/// ## Topics
+///
+/// ### Opening and closing
+/// - ``init(connectionString:options:)``
+/// - ``init(parameters:options:)``
+/// - ``close()``
+///
+/// ### Changes made by other instances
+/// - ``changes()``
+/// - ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)``
+public final class PostgresRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
+where Entity.ID: Codable & Sendable {
+    /// The type that identifies an entity.
+    public typealias ID = Entity.ID
+
+    /// The options the repository was opened with.
+    public let options: PostgresOptions
+    /// The name of the table that holds the entities, unquoted.
+    public var tableName: String { table.name }
+    /// The LISTEN/NOTIFY channel its writes notify: `<table>_changes`.
+    public var channel: String { table.channel }
+
+    let table: PostgresTable
+    let pool: PostgresPool
+    let listener: PostgresListener
+    let location: String
+    private let encoder: JSONEncoder
+    private let decoder: JSONDecoder
+
+    /// Connects with a libpq connection string, and creates the table if it is missing or
+    /// checks it if present.
+    ///
+    /// `connectionString` is either `key=value` pairs (`host=db port=5432 dbname=app user=app
+    /// sslmode=require`) or a URI (`postgresql://app@db/app?sslmode=verify-full`); every libpq
+    /// parameter works, TLS ones included (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`), and
+    /// libpq's environment variables (`PGPASSWORD`, …) fill in what it leaves out.
+    ///
+    /// - Throws: `RepositoryError`:
+    ///   `unavailable` when the server cannot be reached;
+    ///   `rejected` when it refuses the connection (credentials, database, TLS), when the
+    ///   table name is not allowed, or when a relation of that name exists with another shape
+    ///   (it is left as it was).
+    public convenience init(connectionString: String, options: PostgresOptions = PostgresOptions())
+        async throws
+    {
+        let table = try PostgresTable(
+            name: options.tableName ?? PostgresTable.defaultName(for: Entity.self),
+            integerKeys: PostgresKey.isInteger(ID.self))
+        self.init(
+            table: table, options: options,
+            target: PostgresConnectionTarget(
+                connectionString: connectionString, connectTimeoutSeconds: options.connectTimeoutSeconds))
+        try await prepareTable()
+    }
+
+    /// Connects with libpq parameters (`host`, `port`, `dbname`, `user`, `password`,
+    /// `sslmode`, …), and creates the table if it is missing or checks it if present.
+    ///
+    /// - Throws: as ``init(connectionString:options:)``.
+    public convenience init(parameters: [String: String], options: PostgresOptions = PostgresOptions())
+        async throws
+    {
+        try await self.init(connectionString: PostgresConnectionTarget.conninfo(parameters), options: options)
+    }
+
+    private init(table: PostgresTable, options: PostgresOptions, target: PostgresConnectionTarget) {
+        let backends = PostgresBackends()
+        let location = "PostgreSQL table \(table.quotedName)"
+        self.table = table
+        self.options = options
+        self.location = location
+        self.pool = PostgresPool(
+            target: target, size: options.poolSize, label: "repositories.postgres.\(table.name)",
+            backends: backends, location: location)
+        self.listener = PostgresListener(
+            target: target, channel: table.channel, backends: backends,
+            label: "repositories.postgres.\(table.name).changes")
+        self.encoder = options.makeEncoder()
+        self.decoder = options.makeDecoder()
+    }
+
+    deinit {
+        listener.stop()
+    }
+
+    /// Closes the connections and ends every ``changes()`` sequence; calls after it throw
+    /// `RepositoryError` `closed`, and closing again does nothing. A statement already running
+    /// finishes first.
+    public func close() async {
+        listener.stop()
+        await pool.close()
+    }
+
+    private func prepareTable() async throws {
+        let table = self.table
+        let found = try await perform { connection in
+            try connection.execute(script: table.createScript)
+            let result = try connection.query(PostgresTable.describeSQL, [table.quotedName])
+            return (0..<result.rowCount).map { row in
+                (0..<7).map { result.text(row, $0) ?? "" }
+            }
+        }
+        let kind = found.first?[0] ?? ""
+        let columns = found.map { $0[1...].joined(separator: " ") }
+        guard kind == "r", columns == table.expectedColumns else {
+            let described = found.map { "\($0[1]) \($0[2])" }.joined(separator: ", ")
+            throw RepositoryError(
+                .rejected,
+                reason:
+                    "\(table.quotedName) exists with another shape (\(kind == "r" ? "a table" : "relation kind \(kind)") of \(described)), so PostgresRepository cannot keep its entities there; it was left unchanged",
+                recovery:
+                    "Pass another tableName in PostgresOptions, or move that table aside; the repository needs \(table.expectedShape)",
+                location: location)
+        }
+        try await perform { connection in try connection.execute(script: table.createIndex) }
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` on a pooled connection, once more on a new connection if the first was
+    /// lost, and maps failures to `RepositoryError`.
+    func perform<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result)
+        async throws
+        -> Result
+    {
+        try Task.checkCancellation()
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                return try await pool.run(body)
+            } catch let error as PostgresError {
+                // A lost connection, or a stray cancel request that hit the statement after the
+                // one it was meant for: the statement is idempotent, so it is sent again.
+                let lost = error.connectionLost && !error.failedToConnect
+                let strayCancel = error.sqlState == PostgresError.queryCanceled && !Task.isCancelled
+                if attempts < 2, lost || strayCancel { continue }
+                throw error.repositoryError(location: location)
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Returns the entity stored under `id`, or `nil`.
+    ///
+    /// - Throws: `RepositoryError` `decodingFailed` naming the ID when its row does not decode;
+    ///   `unavailable` when the server cannot be reached.
+    /// - Complexity: one round trip; a primary-key lookup on the server.
+    public func fetch(id: ID) async throws -> Entity? {
+        let key = try key(for: id)
+        let statement = table.fetch
+        let body = try await perform { connection in
+            let result = try connection.execute(statement, [PostgresParameter(key)])
+            return result.rowCount == 0 ? nil : result.bytes(0, 0)
+        }
+        return try body.map { try decode($0, key: key) }
+    }
+
+    /// Returns every entity in insertion order.
+    ///
+    /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not decode;
+    ///   never a shortened list.
+    /// - Complexity: one round trip; O(*n*) rows.
+    public func fetchAll() async throws -> [Entity] {
+        let (statement, table) = (table.fetchAll, table)
+        let rows = try await perform { connection in
+            let result = try connection.execute(statement, [])
+            return (0..<result.rowCount).map {
+                (table.key(in: result, row: $0, column: 0), result.bytes($0, 1) ?? [])
+            }
+        }
+        return try rows.map { try decode($0.1, key: $0.0) }
+    }
+
+    /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
+    ///
+    /// The filter and sort keys are Swift closures, so PostgreSQL cannot run them.
+    ///
+    /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        return try query.apply(to: await fetchAll())
+    }
+
+    /// Returns how many entities are stored: one `count(*)`, one round trip.
+    public func count() async throws -> Int {
+        let statement = table.count
+        return try await perform { connection in
+            let result = try connection.execute(statement, [])
+            return Int(result.int64(0, 0) ?? 0)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Inserts `entity`, or replaces the one stored under its ID, which keeps its place.
+    /// Committed when it returns.
+    ///
+    /// - Throws: `RepositoryError` `encodingFailed` (nothing written) when the entity cannot
+    ///   be encoded; `unavailable` when the server cannot be reached (the save may or may not
+    ///   have been committed if the connection broke after the statement was sent).
+    public func save(_ entity: Entity) async throws {
+        let (key, body) = try encode(entity)
+        let statement = table.upsert
+        try await perform { connection in
+            _ = try connection.execute(statement, [PostgresParameter(key), PostgresParameter(bytes: body)])
+        }
+    }
+
+    /// Removes the entity stored under `id`; removing an absent ID succeeds.
+    public func delete(id: ID) async throws {
+        let key = try key(for: id)
+        let statement = table.delete
+        try await perform { connection in
+            _ = try connection.execute(statement, [PostgresParameter(key)])
+        }
+    }
+
+    /// Removes every entity of this repository's table, in one statement.
+    public func deleteAll() async throws {
+        let statement = table.deleteAll
+        try await perform { connection in
+            _ = try connection.execute(statement, [])
+        }
+    }
+
+    // MARK: Coding
+
+    func key(for id: ID) throws -> PostgresKey {
+        do {
+            return try PostgresKey(id)
+        } catch {
+            throw RepositoryError.encodingFailed(id: String(describing: id), underlying: error)
+        }
+    }
+
+    func encode(_ entity: Entity) throws -> (PostgresKey, [UInt8]) {
+        do {
+            return (try PostgresKey(entity.id), Array(try encoder.encode(entity)))
+        } catch {
+            throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
+        }
+    }
+
+    func decode(_ body: [UInt8], key: PostgresKey?) throws -> Entity {
+        do {
+            return try decoder.decode(Entity.self, from: Data(body))
+        } catch {
+            throw RepositoryError.decodingFailed(
+                record: key?.description ?? "a row with a NULL id", location: location, underlying: error)
+        }
+    }
+}

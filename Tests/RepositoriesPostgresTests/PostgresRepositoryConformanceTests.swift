@@ -1,0 +1,52 @@
+import Foundation
+import RepositoriesPostgres
+import RepositoriesTestSupport
+import RepositoriesTesting
+import Testing
+
+/// The conformance suite over a real PostgreSQL server that the tests start themselves, with
+/// `Int`, `String` and `UUID` IDs, durability (reopening on the same table) included.
+@Suite struct PostgresRepositoryConformanceTests {
+    static func suite() -> RepositoryConformance<PostgresRepository<ConformanceEntity>> {
+        RepositoryConformance(
+            options: PostgresStores.options(), makeRepository: { try await PostgresStores.make() })
+    }
+
+    @Test func basics() async throws {
+        try await Self.suite().basics()
+    }
+    @Test func batches() async throws {
+        try await Self.suite().batches()
+    }
+    @Test func ordering() async throws {
+        try await Self.suite().ordering()
+    }
+    @Test func queries() async throws {
+        try await Self.suite().queries()
+    }
+    @Test func concurrency() async throws {
+        try await Self.suite().concurrency()
+    }
+    @Test func randomized() async throws {
+        try await Self.suite().randomized()
+    }
+    @Test func durability() async throws {
+        try await Self.suite().durability()
+    }
+
+    @Test func conformsWithStringIDs() async throws {
+        let report = try await RepositoryConformance(
+            options: PostgresStores.options(makeUnencodable: Note.unencodable),
+            makeRepository: { try await PostgresStores.make(Note.self) }, makeEntity: Note.make
+        ).run()
+        #expect(report.skipped.isEmpty)
+    }
+
+    @Test func conformsWithUUIDIDs() async throws {
+        let report = try await RepositoryConformance(
+            options: PostgresStores.options(makeUnencodable: Ticket.unencodable),
+            makeRepository: { try await PostgresStores.make(Ticket.self) }, makeEntity: Ticket.make
+        ).run()
+        #expect(report.skipped.isEmpty)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Repositories
+import RepositoriesPostgres
+import RepositoriesTestSupport
+import RepositoriesTesting
+
+/// Repositories over the shared test server, each on a table of its own.
+enum PostgresStores {
+    /// A new table name, unique to the call.
+    static func tableName(_ prefix: String = "t") -> String {
+        "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
+    }
+
+    /// A repository on a new table of the shared server.
+    static func make<Entity: Codable & Identifiable & Sendable>(
+        _ type: Entity.Type = Entity.self, table: String = tableName(), poolSize: Int = 2
+    ) async throws -> PostgresRepository<Entity> where Entity.ID: Codable & Sendable {
+        let server = try await PostgresTestServer.shared()
+        return try await PostgresRepository<Entity>(
+            connectionString: server.connectionString,
+            options: PostgresOptions(tableName: table, poolSize: poolSize))
+    }
+
+    /// Conformance options: reopen closes the repository and opens a new one on its table;
+    /// tear-down closes it and drops the table.
+    static func options<Entity>(
+        makeUnencodable: (@Sendable (Int) -> Entity)? = nil
+    ) -> ConformanceOptions<PostgresRepository<Entity>> {
+        var options = ConformanceOptions<PostgresRepository<Entity>>()
+        options.reopen = { store in
+            await store.close()
+            return try await make(Entity.self, table: store.tableName)
+        }
+        options.tearDown = { store in
+            await store.close()
+            try await PostgresTestServer.shared().psql("DROP TABLE IF EXISTS \"\(store.tableName)\"")
+        }
+        options.makeUnencodableEntity = makeUnencodable
+        // The concurrency area's 8 × 1,000 operations are round trips to a server here.
+        options.operationsPerTask = 250
+        return options
+    }
+}
