@@ -57,7 +57,7 @@ where Entity.ID: Codable & Sendable {
     /// Notes that a sync finished at `date`, in a file beside the outbox (written whole,
     /// then renamed over the old one).
     func noteSynced(at date: Date) throws {
-        let text = String(date.timeIntervalSince1970)
+        let text = String(date.timeIntervalSinceReferenceDate)
         do {
             try Data(text.utf8).write(to: syncedAtURL, options: .atomic)
         } catch {
@@ -76,7 +76,7 @@ where Entity.ID: Codable & Sendable {
                 .corrupted, reason: "The time of the last sync is not a number: \(text.prefix(40))",
                 recovery: "Delete the file; the next sync writes it again", location: url.path)
         }
-        return Date(timeIntervalSince1970: seconds)
+        return Date(timeIntervalSinceReferenceDate: seconds)
     }
 
     /// Closes the outbox's file and releases its lock; later calls throw `closed`.
