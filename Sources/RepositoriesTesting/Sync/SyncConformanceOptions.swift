@@ -23,13 +23,18 @@ public struct SyncConformanceOptions<Remote: Sendable>: Sendable {
     /// Runs before the final syncs, to end what the remote was told to suffer (reset a
     /// `FaultInjectingRepository`, say): the final syncs and checks need it to answer.
     public var beforeFinalSync: (@Sendable (Remote) async throws -> Void)?
+    /// Where each sequence makes its devices' directories (removed at its end); `nil`: the
+    /// temporary directory. A RAM disk (`/dev/shm`) makes long runs over files fast.
+    public var directory: URL?
 
     /// Options for 3 devices, 4 sequences of 150 operations over 8 entities.
     public init(
         seed: UInt64? = nil, devices: Int = 3, sequences: Int = 4, operationsPerSequence: Int = 150,
         entityCount: Int = 8, offlineProbability: Double = 0.3, syncProbability: Double = 0.15,
-        restartProbability: Double = 0.03, beforeFinalSync: (@Sendable (Remote) async throws -> Void)? = nil
+        restartProbability: Double = 0.03, beforeFinalSync: (@Sendable (Remote) async throws -> Void)? = nil,
+        directory: URL? = nil
     ) {
+        self.directory = directory
         self.seed = seed
         self.devices = devices
         self.sequences = sequences

@@ -47,7 +47,7 @@ where
         self.number = number
         self.seed = seed
         random = SeededRandomNumberGenerator(seed: seed &+ UInt64(number))
-        root = FileManager.default.temporaryDirectory.appending(
+        root = (suite.options.directory ?? FileManager.default.temporaryDirectory).appending(
             path: "SyncConformance-\(UUID().uuidString)", directoryHint: .isDirectory)
         remote = try await Self.setUp("makeRemote()") { try await suite.makeRemote() }
         for index in 0..<max(1, suite.options.entityCount) {
@@ -178,7 +178,7 @@ where
         if deleting {
             text = ids.count == 1 ? "delete(id: #\(indexes[0]))" : "delete(ids: \(indexes.map { "#\($0)" }))"
         } else {
-            let names = changes.map { name($0.entity) }
+            let names = indexes.enumerated().map { "⟨#\($0.element) r\(revision + $0.offset)⟩" }
             text =
                 names.count == 1
                 ? "save(\(names[0]))" : "save(contentsOf: [\(names.joined(separator: ", "))])"
