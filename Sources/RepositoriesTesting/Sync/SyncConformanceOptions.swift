@@ -1,0 +1,60 @@
+import Foundation
+
+/// The size and weather of a ``SyncConformance`` run.
+public struct SyncConformanceOptions<Remote: Sendable>: Sendable {
+    /// The seed of the run; `nil` takes `REPOSITORY_CONFORMANCE_SEED`, else a random one
+    /// (printed with any failure).
+    public var seed: UInt64?
+    /// How many devices share the remote.
+    public var devices: Int
+    /// How many random sequences are run, each on a new remote and new devices.
+    public var sequences: Int
+    /// How many operations each sequence makes before the final syncs.
+    public var operationsPerSequence: Int
+    /// How many distinct entities the operations touch (fewer: more conflicts).
+    public var entityCount: Int
+    /// The chance that a device is offline at a step.
+    public var offlineProbability: Double
+    /// The chance that a step is a `sync()` of its device.
+    public var syncProbability: Double
+    /// The chance that a step restarts its device: closes its stores, reopens them and
+    /// builds the offline-first stack again.
+    public var restartProbability: Double
+    /// Runs before the final syncs, to end what the remote was told to suffer (reset a
+    /// `FaultInjectingRepository`, say): the final syncs and checks need it to answer.
+    public var beforeFinalSync: (@Sendable (Remote) async throws -> Void)?
+    /// Where each sequence makes its devices' directories (removed at its end); `nil`: the
+    /// temporary directory. A RAM disk (`/dev/shm`) makes long runs over files fast.
+    public var directory: URL?
+
+    /// Options for 3 devices, 4 sequences of 150 operations over 8 entities.
+    public init(
+        seed: UInt64? = nil, devices: Int = 3, sequences: Int = 4, operationsPerSequence: Int = 150,
+        entityCount: Int = 8, offlineProbability: Double = 0.3, syncProbability: Double = 0.15,
+        restartProbability: Double = 0.03, beforeFinalSync: (@Sendable (Remote) async throws -> Void)? = nil,
+        directory: URL? = nil
+    ) {
+        self.directory = directory
+        self.seed = seed
+        self.devices = devices
+        self.sequences = sequences
+        self.operationsPerSequence = operationsPerSequence
+        self.entityCount = entityCount
+        self.offlineProbability = offlineProbability
+        self.syncProbability = syncProbability
+        self.restartProbability = restartProbability
+        self.beforeFinalSync = beforeFinalSync
+    }
+
+    func resolvedSeed() throws -> UInt64 {
+        if let seed { return seed }
+        guard let text = ProcessInfo.processInfo.environment["REPOSITORY_CONFORMANCE_SEED"] else {
+            return UInt64.random(in: 1...UInt64.max)
+        }
+        guard let fromEnvironment = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
+            throw ConformanceSetupError(
+                message: "REPOSITORY_CONFORMANCE_SEED is \"\(text)\", which is not a seed")
+        }
+        return fromEnvironment
+    }
+}

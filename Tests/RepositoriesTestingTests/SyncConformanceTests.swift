@@ -1,0 +1,121 @@
+import Foundation
+import Repositories
+import RepositoriesTesting
+import Synchronization
+import Testing
+
+/// A device's stores as most apps keep them: a file store and an outbox in its directory.
+@Sendable func fileDevice(_ directory: URL) async throws -> SyncDeviceStores<
+    FileRepository<ConformanceEntity>
+> {
+    let local = try await FileRepository<ConformanceEntity>(
+        fileURL: directory.appending(path: "entities.store"))
+    let outbox = try await Outbox<ConformanceEntity>(fileURL: directory.appending(path: "entities.outbox"))
+    return SyncDeviceStores(local: local, outbox: outbox) {
+        try await local.close()
+        try await outbox.close()
+    }
+}
+
+/// A remote that answers every `forgetEvery`-th save as done without storing it.
+final class ForgetfulRemote: Repository, Sendable {
+    typealias Entity = ConformanceEntity
+    typealias ID = Int
+
+    let base = InMemoryRepository<ConformanceEntity>()
+    let forgetEvery: Int
+    private let saves = Mutex(0)
+
+    init(forgetEvery: Int) { self.forgetEvery = forgetEvery }
+
+    private func forgets() -> Bool {
+        saves.withLock { count in
+            count += 1
+            return count % forgetEvery == 0
+        }
+    }
+
+    func fetch(id: Int) async throws -> ConformanceEntity? { try await base.fetch(id: id) }
+    func fetchAll() async throws -> [ConformanceEntity] { try await base.fetchAll() }
+    func save(_ entity: ConformanceEntity) async throws {
+        if forgets() { return }
+        try await base.save(entity)
+    }
+    func save(contentsOf entities: [ConformanceEntity]) async throws {
+        if forgets() { return }
+        try await base.save(contentsOf: entities)
+    }
+    func delete(id: Int) async throws { try await base.delete(id: id) }
+    func deleteAll() async throws { try await base.deleteAll() }
+}
+
+@Suite struct SyncConformanceTests {
+    static let merge = ConflictPolicy<ConformanceEntity>.merge { _, local, remote in
+        .make(index: local.id, revision: 1_000_000 + local.revision + remote.revision)
+    }
+
+    @Test(arguments: ["lastWriterWins", "serverWins", "merge"])
+    func theOfflineFirstRepositoryConformsUnderEveryPolicy(_ policy: String) async throws {
+        let conflicts: ConflictPolicy<ConformanceEntity> =
+            switch policy {
+            case "lastWriterWins": .lastWriterWins
+            case "serverWins": .serverWins
+            default: Self.merge
+            }
+        let report = try await SyncConformance(
+            options: SyncConformanceOptions(seed: 11),
+            conflicts: conflicts, makeRemote: { InMemoryRepository<ConformanceEntity>() },
+            openDevice: fileDevice
+        ).run()
+        #expect(report.violations.isEmpty)
+        #expect(report.passed.contains(.acknowledgedChangesAreAccountedFor))
+        #expect(report.passed.contains(.mergesAreKept) == (policy == "merge"))
+    }
+
+    @Test func aRemoteThatAcknowledgesWithoutStoringFails() async throws {
+        let suite = SyncConformance(
+            options: SyncConformanceOptions(seed: 11), conflicts: .lastWriterWins,
+            makeRemote: { ForgetfulRemote(forgetEvery: 5) }, openDevice: fileDevice)
+        let failure = await #expect(throws: SyncConformanceFailure.self) { try await suite.run() }
+        #expect(failure?.brokenLaws.contains(.remoteKeepsWhatItAcknowledged) == true)
+        #expect(failure?.description.contains("reproduce with seed 11") == true)
+        #expect(failure?.description.contains("save(⟨#") == true, "the operations are listed")
+    }
+
+    @Test func aDeviceWhoseOutboxIsLostOnRestartFails() async throws {
+        // Each open takes a new outbox file: the changes queued before a restart vanish.
+        let opened = Mutex(0)
+        let suite = SyncConformance(
+            options: SyncConformanceOptions(seed: 11, restartProbability: 0.1), conflicts: .lastWriterWins,
+            makeRemote: { InMemoryRepository<ConformanceEntity>() },
+            openDevice: { directory in
+                let number = opened.withLock { count in
+                    count += 1
+                    return count
+                }
+                let local = InMemoryRepository<ConformanceEntity>()
+                let outbox = try await Outbox<ConformanceEntity>(
+                    fileURL: directory.appending(path: "outbox-\(number)"))
+                return SyncDeviceStores(local: local, outbox: outbox) { try await outbox.close() }
+            })
+        let failure = await #expect(throws: SyncConformanceFailure.self) { try await suite.run() }
+        #expect(failure?.brokenLaws.contains(.acknowledgedChangesAreAccountedFor) == true)
+        #expect(failure?.brokenLaws.contains(.remoteKeepsWhatItAcknowledged) == false, "the remote is sound")
+    }
+
+    @Test func eachViolationIsReportedAtTheCallersLine() async {
+        let suite = SyncConformance(
+            options: SyncConformanceOptions(seed: 11, sequences: 1), conflicts: .lastWriterWins,
+            makeRemote: { ForgetfulRemote(forgetEvery: 2) }, openDevice: fileDevice)
+        let reported = Mutex(0)
+        let expectedLine = #line + 2
+        await withKnownIssue {
+            await suite.expectConformance()
+        } matching: { issue in
+            reported.withLock { $0 += 1 }
+            return issue.sourceLocation?.line == expectedLine && issue.sourceLocation?.fileID == #fileID
+                && issue.description.contains("SyncConformance (seed 11)")
+        }
+        #expect(reported.withLock { $0 } > 0)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Repositories
+import RepositoriesTesting
+import Testing
+
+/// Three devices against one remote that fails half its calls at random, with random
+/// network loss and restarts: 10,000 seeded operations across the three conflict policies,
+/// then every device syncs with the remote answering again and all must agree, with no
+/// acknowledged change lost.
+@Suite struct OfflineFirstChaosSyncTests {
+    static let operations = 10_000
+    static let policies = ["lastWriterWins", "serverWins", "merge"]
+    /// Merged entities are recognisable: their revision starts at a million.
+    static let mergedRevision = 1_000_000
+
+    @Test(arguments: policies)
+    func threeDevicesConvergeDespiteHalfTheRemoteCallsFailing(_ policy: String) async throws {
+        let seed: UInt64 = 20_250_613
+        let merges = Shared(0)
+        let conflicts: ConflictPolicy<Item> =
+            switch policy {
+            case "lastWriterWins": .lastWriterWins
+            case "serverWins": .serverWins
+            default:
+                .merge { _, local, remote in
+                    merges.update { $0 += 1 }
+                    return item(local.id, Self.mergedRevision + local.revision % Self.mergedRevision)
+                }
+            }
+        let remotes = Shared<[FaultInjectingRepository<InMemoryRepository<Item>>]>([])
+        let ramDisk = URL(filePath: "/dev/shm", directoryHint: .isDirectory)
+        let options = SyncConformanceOptions<FaultInjectingRepository<InMemoryRepository<Item>>>(
+            seed: seed, devices: 3, sequences: 1,
+            operationsPerSequence: (Self.operations + Self.policies.count - 1) / Self.policies.count,
+            entityCount: 16, offlineProbability: 0.3, syncProbability: 0.15, restartProbability: 0.02,
+            beforeFinalSync: { remote in remote.reset() },
+            directory: FileManager.default.fileExists(atPath: ramDisk.path) ? ramDisk : nil)
+        let report = try await SyncConformance(
+            options: options, conflicts: conflicts,
+            makeRemote: {
+                let remote = FaultInjectingRepository(InMemoryRepository<Item>())
+                remote.injectRandomFaults(probability: 0.5, seed: seed)
+                remotes.update { $0.append(remote) }
+                return remote
+            },
+            openDevice: { directory in
+                let local = try await FileRepository<Item>(
+                    fileURL: directory.appending(path: "items.store"))
+                let outbox = try await Outbox<Item>(fileURL: directory.appending(path: "items.outbox"))
+                return SyncDeviceStores(local: local, outbox: outbox) {
+                    try await local.close()
+                    try await outbox.close()
+                }
+            },
+            // Even indexes: the fixture's 128 KiB payload (index 7) would make this a disk benchmark.
+            makeEntity: { item($0 * 2, $1) }
+        ).run()
+
+        #expect(report.violations.isEmpty)
+        let remote = try #require(remotes.value.first)
+        #expect(remote.injectedFaultCount > 250, "the remote failed often")
+        let final = try await remote.base.fetchAll()
+        #expect(!final.isEmpty)
+        if policy == "merge" {
+            #expect(merges.value > 10, "conflicts were merged")
+            #expect(report.passed.contains(.mergesAreKept))
+            #expect(final.contains { $0.revision >= Self.mergedRevision }, "merge results reached the remote")
+        }
+    }
+}
