@@ -85,7 +85,7 @@ where
             }
         }
         return link.offlineFirst(
-            local: stores.local, outbox: stores.outbox, conflicts: conflicts, automaticSync: false)
+            local: stores.local, outbox: stores.outbox, conflicts: conflicts, automaticSync: nil)
     }
 
     // MARK: Playing
