@@ -97,13 +97,19 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// The pending changes now, then again after every change to them: for a badge, or a
-    /// "3 changes waiting" line.
+    /// "3 changes waiting" line. The stream ends when the outbox cannot be read (closed).
     public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
         let updates = broadcaster.subscribe(bufferingPolicy: .bufferingNewest(1))
         let (stream, continuation) = AsyncStream.makeStream(
             of: [PendingChange<Entity>].self, bufferingPolicy: .bufferingNewest(1))
         let task = Task { [store] in
-            if let now = try? await store.fetchAll() { continuation.yield(now.map(\.change)) }
+            do {
+                continuation.yield(try await store.fetchAll().map(\.change))
+            } catch {
+                // The outbox is closed or unreadable: the stream ends, which tells the consumer.
+                continuation.finish()
+                return
+            }
             for await changes in updates { continuation.yield(changes) }
             continuation.finish()
         }
