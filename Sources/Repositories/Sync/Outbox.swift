@@ -39,8 +39,10 @@ where Entity.ID: Codable & Sendable {
     ///
     /// Every change is flushed to disk before the write that made it returns.
     ///
-    /// - Parameter lockWait: how long opening waits for another holder of the outbox to let
-    ///   go before throwing `locked`; `nil` throws at once.
+    /// - Parameters:
+    ///   - fileURL: the outbox's file; created when absent. One outbox for one local store.
+    ///   - lockWait: how long opening waits for another holder of the outbox to let go
+    ///     before throwing `locked`; `nil` throws at once.
     /// - Throws: what ``FileRepository/init(fileURL:options:)`` throws: `locked`,
     ///   `corrupted` (the file untouched), `decodingFailed`, `rejected`.
     public init(fileURL: URL, lockWait: Duration? = nil) async throws {
