@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 extension HTTPRepository {
     /// The request each operation sends, as a function of the entity or ID and the
@@ -95,7 +96,7 @@ extension HTTPRepository {
         /// normalization form C, so two spellings Swift holds equal (`"caf\u{E9}"` and
         /// `"cafe\u{301}"`) name one resource. Use it in query filters too.
         public func segment(for id: ID) -> String {
-            pathSegment(id).precomposedStringWithCanonicalMapping
+            CanonicalText.canonical(pathSegment(id))
         }
 
         /// The collection's URL with `segment` appended as one path segment, escaped (a `/`

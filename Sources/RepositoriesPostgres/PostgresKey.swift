@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 /// An entity's ID as stored in the `id` column: a `bigint` for integer ID types, `text` for
 /// every other.
@@ -17,14 +18,6 @@ import Foundation
 enum PostgresKey: Hashable, Sendable, CustomStringConvertible {
     case integer(Int64)
     case text(String)
-
-    /// The JSON form of IDs that are neither integers, strings nor UUIDs. Fixed, rather than
-    /// the caller's encoder, so that the key of a stored row never depends on coder options.
-    private static let fallbackEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// Whether `type`'s keys live in a `bigint` column: the integer types whose every value
     /// fits in 64 signed bits.
@@ -47,8 +40,7 @@ enum PostgresKey: Hashable, Sendable, CustomStringConvertible {
         case let value as any BinaryInteger:
             self = .text(String(value))
         default:
-            let json = try Self.fallbackEncoder.encode(id)
-            self = .text(Self.canonical(String(decoding: json, as: UTF8.self)))
+            self = .text(try CanonicalText.keyJSON(id))
         }
     }
 
@@ -69,16 +61,8 @@ enum PostgresKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `text` in Unicode Normalization Form C. Text with no character from U+0300 on is in NFC
-    /// already and is returned as it is.
-    ///
-    /// - Complexity: O(*n*); one pass over the UTF-8 when the text is canonical as it is.
-    static func canonical(_ text: String) -> String {
-        let asItIs =
-            text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0xCC } }
-            ?? text.utf8.allSatisfy { $0 < 0xCC }
-        return asItIs ? text : text.precomposedStringWithCanonicalMapping
-    }
+    /// `text` in its one spelling (NFC; see `CanonicalText`).
+    static func canonical(_ text: String) -> String { CanonicalText.canonical(text) }
 
     /// The value as `psql` shows it: `42`, `note-1`.
     var description: String {

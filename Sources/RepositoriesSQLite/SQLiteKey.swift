@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 /// An entity's ID as stored in the `id` column: an SQLite INTEGER or TEXT value.
 ///
@@ -27,14 +28,6 @@ enum SQLiteKey: Hashable, Sendable, CustomStringConvertible {
     case integer(Int64)
     case text(String)
 
-    /// The JSON form of IDs that are neither integers, strings nor UUIDs. Fixed, rather than
-    /// the caller's encoder, so that the key of a stored row never depends on coder options.
-    private static let fallbackEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     /// The key stored for `id`.
     ///
     /// - Throws: the encoder's error when the ID is none of the native kinds and cannot be
@@ -56,34 +49,15 @@ enum SQLiteKey: Hashable, Sendable, CustomStringConvertible {
                 self = .text(String(value))
             }
         default:
-            let json = try Self.fallbackEncoder.encode(id)
-            self = .text(Self.canonical(String(decoding: json, as: UTF8.self)))
+            self = .text(try CanonicalText.keyJSON(id))
         }
     }
 
-    /// `text` in Unicode Normalization Form C: the one spelling every canonically equivalent
-    /// string shares. Text with no character from U+0300 on (ASCII, Latin-1 and the Latin
-    /// extensions, precomposed) is in NFC already and is returned as it is.
-    ///
-    /// - Complexity: O(*n*); one pass over the UTF-8 when the text is canonical as it is.
-    static func canonical(_ text: String) -> String {
-        if isCanonicalAsItIs(text) { return text }
-        return text.precomposedStringWithCanonicalMapping
-    }
+    /// `text` in its one spelling (NFC; see `CanonicalText`).
+    static func canonical(_ text: String) -> String { CanonicalText.canonical(text) }
 
-    /// Whether every character of `text` is below U+0300, where Unicode's NFC quick check
-    /// answers yes for every character: nothing there composes with what precedes it, or
-    /// changes. In UTF-8 those are exactly the texts with no byte from `0xCC` up (U+0300 is
-    /// `CC 80`; continuation bytes stop at `0xBF`).
-    static func isCanonicalAsItIs(_ text: String) -> Bool {
-        let contiguous = text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy { $0 < firstByteFromU0300 }
-        }
-        return contiguous ?? text.utf8.allSatisfy { $0 < firstByteFromU0300 }
-    }
-
-    /// The smallest UTF-8 byte that starts a character from U+0300 on.
-    private static var firstByteFromU0300: UInt8 { 0xCC }
+    /// Whether `text` is in NFC as it is, without normalizing it.
+    static func isCanonicalAsItIs(_ text: String) -> Bool { CanonicalText.isCanonicalAsItIs(text) }
 
     /// Whether every key of `type` is an INTEGER, or ASCII text, so canonical by construction:
     /// opening need not look for keys an earlier version stored in another spelling.
