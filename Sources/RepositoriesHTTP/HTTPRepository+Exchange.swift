@@ -14,13 +14,15 @@ extension HTTPRepository {
     ///     own by default; for a write, the URL the entity is read from, so a save posted to
     ///     the collection never borrows the collection's tag.
     ///   - ifMatch: whether a save may carry `If-Match` (with ``Configuration/ifMatchOnSave``).
+    ///   - ifMatchTag: a tag the write must carry in `If-Match`, whatever the configuration
+    ///     says (a conditional write the caller asked for).
     ///   - idempotencyKey: the key a write carries in ``Configuration/idempotencyKeyHeader``.
     ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
     /// - Throws: a `RepositoryError` when no reply arrived (see
     ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
     func exchange(
         _ endpoint: HTTPEndpoint, body: Data? = nil, tagKey: URL? = nil, ifMatch: Bool = false,
-        idempotencyKey: String? = nil, operation: String
+        ifMatchTag: String? = nil, idempotencyKey: String? = nil, operation: String
     ) async throws -> HTTPReply {
         // A task cancelled before its request leaves must not send it: once sent, a write may
         // land whatever the caller hears.
@@ -32,7 +34,9 @@ extension HTTPRepository {
         {
             request.setValue(idempotencyKey, forHTTPHeaderField: header)
         }
-        if ifMatch && configuration.ifMatchOnSave, let tag = etags.tag(for: tagKey) {
+        if let ifMatchTag {
+            request.setValue(ifMatchTag, forHTTPHeaderField: "If-Match")
+        } else if ifMatch && configuration.ifMatchOnSave, let tag = etags.tag(for: tagKey) {
             request.setValue(tag, forHTTPHeaderField: "If-Match")
         }
         let method = endpoint.method.uppercased()

@@ -123,17 +123,7 @@ where Entity.ID: Codable & Sendable {
     /// - Returns: the entity, or `nil` when the server answers `404 Not Found` or `410 Gone`.
     /// - Throws: `RepositoryError` as the type's documentation lists.
     public func fetch(id: ID) async throws -> Entity? {
-        let endpoint = configuration.endpoints.fetch(id, resource)
-        let reply = try await exchange(endpoint, operation: "fetch(id:)")
-        if reply.status == 404 || reply.status == 410 { return nil }
-        try check(reply, id: describe(id))
-        do {
-            return try decode(
-                reply, as: "\(Entity.self)", record: describe(id), configuration.coding.decodeEntity)
-        } catch let error as RepositoryError where error.code == .notFound {
-            // The decoding hook found no entity in the answer (an empty list for a filter).
-            return nil
-        }
+        try await fetchWithTag(id, operation: "fetch(id:)")?.entity
     }
 
     /// Reads the whole collection (`GET baseURL` by default), following the next-page link

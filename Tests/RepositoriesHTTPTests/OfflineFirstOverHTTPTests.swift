@@ -21,21 +21,20 @@ import Testing
         try await withFixtureServer { server in
             let url = server.newCollection()
             let directory = try TemporaryDirectory()
-            let todos = try await device(url, in: directory)
+            let local = try await FileRepository<Todo>(fileURL: directory.file("todos.store"))
+            let outbox = try await Outbox<Todo>(fileURL: directory.file("todos.outbox"))
+            let todos = HTTPRepository<Todo>(baseURL: url)
+                .retrying(
+                    RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+                )
+                .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
             try await todos.save(.milk)
             let key = try #require(try await todos.outbox.change(for: 1)?.idempotencyKey)
 
-            // The conflict check's read passes; the server applies the PUT, and its answer is lost.
+            // The conflict check's read passes; the server applies the PUT and its answer is
+            // lost; the retry sends the same request again.
             try await server.script(url, [.pass, .loseAnswer])
-            await #expect(throws: RepositoryError.self) { try await todos.sync() }
-            guard case .pending(1, _) = try await todos.status(of: 1) else {
-                Issue.record("a change whose answer was lost stays pending")
-                return
-            }
-
             try await todos.sync()
-            // The HTTP stack may itself resend a request whose connection dropped; every try,
-            // its and the sync's, is the one logical write.
             let puts = try await server.log(url).filter { $0.line.hasPrefix("PUT") }
             #expect(puts.count >= 2)
             #expect(puts.allSatisfy { $0.header("Idempotency-Key") == key }, "one logical write, one key")
@@ -43,6 +42,66 @@ import Testing
                 puts.dropFirst().allSatisfy { $0.replayed == true }, "applied once; every later try replayed")
             #expect(try await HTTPRepository<Todo>(baseURL: url).fetchAll() == [.milk])
             #expect(try await todos.outbox.changes().isEmpty)
+        }
+    }
+
+    @Test func aChangeTheServerAppliedBeforeItsAnswerWasLostIsNotSentAgain() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let directory = try TemporaryDirectory()
+            let todos = try await device(url, in: directory)
+            try await todos.save(.milk)
+
+            try await server.script(url, [.pass, .loseAnswer])
+            await #expect(throws: RepositoryError.self) { try await todos.sync() }
+            guard case .pending(1, _) = try await todos.status(of: 1) else {
+                Issue.record("a change whose answer was lost stays pending")
+                return
+            }
+            let sentBefore = try await server.log(url).filter { $0.line.hasPrefix("PUT") }.count
+
+            // The next sync reads the server's copy, finds the change there, and sends nothing.
+            try await todos.sync()
+            #expect(try await server.log(url).filter { $0.line.hasPrefix("PUT") }.count == sentBefore)
+            #expect(try await HTTPRepository<Todo>(baseURL: url).fetchAll() == [.milk])
+            #expect(isSynced(try await todos.status(of: 1)))
+        }
+    }
+
+    /// Another client's write lands between the sync's read of a note and its write: the
+    /// write carries `If-Match` with the tag read, the server refuses it, and the sync
+    /// settles again against the other client's version instead of overwriting it.
+    @Test(arguments: ["serverWins", "merge"])
+    func aWriteLandingBetweenTheSyncsReadAndItsWriteIsCaughtByIfMatch(policy: String) async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let other = HTTPRepository<Todo>(baseURL: url)
+            try await other.save(Todo(id: 1, title: "Buy milk"))
+            let transport = InterceptingTransport(when: { $0.httpMethod == "PUT" }) {
+                // Another client, with its own idempotency key (a detached task inherits none).
+                try await Task.detached { try await other.save(Todo(id: 1, title: "Buy oat milk")) }.value
+            }
+            let conflicts: ConflictPolicy<Todo> =
+                policy == "merge"
+                ? .merge { _, mine, theirs in Todo(id: mine.id, title: theirs.title + " + " + mine.title) }
+                : .serverWins
+            let directory = try TemporaryDirectory()
+            let local = try await FileRepository<Todo>(fileURL: directory.file("todos.store"))
+            let outbox = try await Outbox<Todo>(fileURL: directory.file("todos.outbox"))
+            let todos = HTTPRepository<Todo>(baseURL: url, transport: transport)
+                .offlineFirst(local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
+            try await todos.sync()
+            try await todos.save(Todo(id: 1, title: "Buy milk and eggs"))
+
+            try await todos.sync()
+            let expected = policy == "merge" ? "Buy oat milk + Buy milk and eggs" : "Buy oat milk"
+            #expect(try await other.fetch(id: 1)?.title == expected, "the other client's write is not lost")
+            #expect(try await todos.fetch(id: 1)?.title == expected)
+            #expect(isSynced(try await todos.status(of: 1)))
+            let writes = try await server.log(url).filter { $0.line.hasPrefix("PUT") }
+            let conditional = writes.filter { $0.header("If-Match") != nil }
+            #expect(conditional.first?.status == "412", "the first conditional write was refused")
+            #expect(conditional.count == (policy == "merge" ? 2 : 1))
         }
     }
 
@@ -62,5 +121,10 @@ import Testing
             #expect(try await HTTPRepository<Todo>(baseURL: url).fetchAll() == [.milk])
             #expect(try await todos.outbox.changes().isEmpty)
         }
+    }
+
+    private func isSynced(_ status: SyncStatus) -> Bool {
+        if case .synced = status { return true }
+        return false
     }
 }

@@ -27,28 +27,62 @@ extension OfflineFirstRepository {
 
     private typealias Record = OutboxRecord<Entity>
 
+    /// A change on its way out, with the tag of the remote's version it was settled against
+    /// when the remote tags versions (then the write is sent on that tag).
+    private struct Outgoing {
+        var record: Record
+        var tag: String?
+    }
+
+    /// How often a conditional write refused because the remote changed meanwhile is
+    /// settled and sent again within one sync, before it waits for the next.
+    private static var conditionalRounds: Int { 3 }
+
     private func push() async throws {
         let pending = try await outbox.records().filter { !$0.rejected }
         guard !pending.isEmpty else { return }
-        let current: [ID: Entity]
+        let current: [ID: TaggedEntity<Entity>]
         do {
-            current = Dictionary(
-                try await remote.fetch(ids: pending.map(\.id)).map { ($0.id, $0) },
-                uniquingKeysWith: { _, last in last })
+            current = try await currentCopies(of: pending.map(\.id))
         } catch {
             try await outbox.fail(pending, with: error, rejected: false)
             throw error
         }
-        var toSend: [Record] = []
+        var toSend: [Outgoing] = []
         for record in pending {
-            if let settled = try await settle(record, remote: current[record.id]) { toSend.append(settled) }
+            let copy = current[record.id]
+            if let settled = try await settle(record, remote: copy?.entity) {
+                toSend.append(Outgoing(record: settled, tag: copy?.tag))
+            }
         }
         try await send(toSend)
     }
 
+    /// The remote's current copies of `ids`, each with its version's tag when the remote
+    /// tags versions (``VersionTaggingRepository``), else with none.
+    private func currentCopies(of ids: [ID]) async throws -> [ID: TaggedEntity<Entity>] {
+        var copies: [ID: TaggedEntity<Entity>] = [:]
+        if let tagging = remote as? any VersionTaggingRepository<Entity, ID> {
+            for id in ids {
+                try Task.checkCancellation()
+                if let copy = try await tagging.fetchTagged(id: id) { copies[id] = copy }
+            }
+        } else {
+            for entity in try await remote.fetch(ids: ids) {
+                copies[entity.id] = TaggedEntity(entity, tag: nil)
+            }
+        }
+        return copies
+    }
+
     /// The record to send for `record` given the remote's current copy, after the conflict
-    /// policy had its say; `nil` when nothing is to be sent (the remote's version won).
+    /// policy had its say; `nil` when nothing is to be sent: the remote already holds the
+    /// change (an earlier try landed and its answer was lost), or its version won.
     private func settle(_ record: Record, remote current: Entity?) async throws -> Record? {
+        if Self.same(current, record.entity) {
+            try await outbox.acknowledge([record])
+            return nil
+        }
         guard !Self.same(current, record.base) else { return record }
         switch conflicts {
         case .lastWriterWins:
@@ -89,20 +123,29 @@ extension OfflineFirstRepository {
         }
     }
 
-    /// Sends `records` in order, runs of saves and of deletes as one batch call each; a
-    /// batch the remote refuses is sent again one change at a time to find the one it
-    /// refuses.
-    private func send(_ records: [Record]) async throws {
+    /// Sends `changes` in order: a change settled against a tagged version alone, on its
+    /// tag; the others in runs of saves and of deletes, one batch call each. A batch the
+    /// remote refuses is sent again one change at a time to find the one it refuses.
+    private func send(_ changes: [Outgoing]) async throws {
         var index = 0
-        while index < records.count {
-            let isSave = records[index].entity != nil
-            var end = index
-            while end < records.count, (records[end].entity != nil) == isSave { end += 1 }
-            let run = Array(records[index..<end])
+        while index < changes.count {
+            var end = index + 1
+            if changes[index].tag == nil {
+                let isSave = changes[index].record.entity != nil
+                while end < changes.count, changes[end].tag == nil,
+                    (changes[end].record.entity != nil) == isSave
+                {
+                    end += 1
+                }
+            }
             do {
-                try await sendRun(run)
+                if let tag = changes[index].tag {
+                    try await sendConditionally(changes[index].record, on: tag)
+                } else {
+                    try await sendRun(changes[index..<end].map(\.record))
+                }
             } catch let error where Self.isTransient(error) {
-                try await outbox.fail(Array(records[index...]), with: error, rejected: false)
+                try await outbox.fail(changes[index...].map(\.record), with: error, rejected: false)
                 throw error
             }
             index = end
@@ -137,15 +180,53 @@ extension OfflineFirstRepository {
         }
     }
 
+    /// Sends `record` on the remote's version `tag` (`If-Match`). When the remote refuses
+    /// because its copy changed since (`conflict`), reads it again, settles again and sends
+    /// on the new tag, up to ``conditionalRounds`` times; then the change stays pending for
+    /// the next sync. Any other refusal rejects the change.
+    private func sendConditionally(_ record: Record, on tag: String) async throws {
+        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else {
+            return try await sendRun([record])
+        }
+        var outgoing = Outgoing(record: record, tag: tag)
+        for round in 1...Self.conditionalRounds {
+            guard let tag = outgoing.tag else { return try await sendRun([outgoing.record]) }
+            do {
+                // The key names the change and the version it is sent on: a try sent again
+                // after a lost answer is the same request; one on a newer version is not.
+                try await withIdempotencyKey(outgoing.record.key + "@" + Self.fingerprint(tag)) {
+                    if let entity = outgoing.record.entity {
+                        try await tagging.save(entity, ifMatch: tag)
+                    } else {
+                        try await tagging.delete(id: outgoing.record.id, ifMatch: tag)
+                    }
+                }
+                return try await outbox.acknowledge([outgoing.record])
+            } catch let error as RepositoryError where error.code == .conflict {
+                guard round < Self.conditionalRounds else {
+                    return try await outbox.fail([outgoing.record], with: error, rejected: false)
+                }
+                let copy = try await tagging.fetchTagged(id: outgoing.record.id)
+                guard let settled = try await settle(outgoing.record, remote: copy?.entity) else { return }
+                outgoing = Outgoing(record: settled, tag: copy?.tag)
+            } catch let error where !Self.isTransient(error) {
+                return try await outbox.fail([outgoing.record], with: error, rejected: true)
+            }
+        }
+    }
+
     /// The idempotency key of a run: the change's own for one change, and for several one
     /// derived from theirs, so a run sent again carries the same key.
     private static func key(of run: [Record]) -> String {
         if run.count == 1, let record = run.first { return record.key }
+        return "batch-\(run.count)-" + fingerprint(run.map(\.key).joined(separator: ","))
+    }
+
+    /// A short, stable name for `text`: FNV-1a, 64 bits, in hex.
+    private static func fingerprint(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in run.map(\.key).joined(separator: ",").utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return "batch-\(run.count)-" + String(hash, radix: 16)
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return String(hash, radix: 16)
     }
 
     /// Whether `error` says the remote could not be reached or was busy, so the change is

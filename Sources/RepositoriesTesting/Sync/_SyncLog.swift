@@ -2,7 +2,7 @@ import Repositories
 import Synchronization
 
 /// What happened in one sequence, in order: the changes devices acknowledged, the writes
-/// the remote acknowledged, and the merges the conflict policy made.
+/// the remote acknowledged, the merges the conflict policy made, and the copies devices read.
 final class _SyncLog<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Sendable {
     enum Kind: Sendable {
         /// A device's write returned: the change is acknowledged to the app.
@@ -11,6 +11,9 @@ final class _SyncLog<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
         case landed
         /// The merge closure returned this entity on the device.
         case merged
+        /// The device read the remote's copy of one ID (`nil`: it had none), so a change
+        /// of the device that matches it was in effect on the remote then.
+        case observed
     }
 
     struct Event: Sendable {
@@ -68,7 +71,9 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
 
     func fetch(id: ID) async throws -> Entity? {
         try reach()
-        return try await base.fetch(id: id)
+        let copy = try await base.fetch(id: id)
+        log.append(.observed, device: device, [(id, copy)])
+        return copy
     }
     func fetchAll() async throws -> [Entity] {
         try reach()
@@ -76,7 +81,10 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
     }
     func fetch(ids: [ID]) async throws -> [Entity] {
         try reach()
-        return try await base.fetch(ids: ids)
+        let copies = try await base.fetch(ids: ids)
+        let byID = Dictionary(copies.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        log.append(.observed, device: device, ids.map { ($0, byID[$0]) })
+        return copies
     }
     func fetch(_ query: Query<Entity>) async throws -> [Entity] {
         try reach()

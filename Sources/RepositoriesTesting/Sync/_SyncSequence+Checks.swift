@@ -97,9 +97,11 @@ extension _SyncSequence {
         var violations: [SyncConformanceViolation] = []
         for (position, change) in events.enumerated() where change.kind == .acknowledged {
             let later = events[(position + 1)...]
+            // Applied: the remote took the change from this device, or this device read the
+            // remote holding it already (an earlier try landed, or another device wrote the same).
             let landing = later.firstIndex {
-                $0.kind == .landed && $0.device == change.device && $0.id == change.id
-                    && $0.value == change.value
+                ($0.kind == .landed || $0.kind == .observed) && $0.device == change.device
+                    && $0.id == change.id && $0.value == change.value
             }
             if let landing {
                 let overwritten = events[(landing + 1)...].contains {
@@ -141,7 +143,9 @@ extension _SyncSequence {
         -> [SyncConformanceViolation]
     {
         var last: [ID: _SyncLog<Entity>.Event] = [:]
-        for event in events where event.kind != .landed { last[event.id] = event }
+        for event in events where event.kind == .acknowledged || event.kind == .merged {
+            last[event.id] = event
+        }
         var violations: [SyncConformanceViolation] = []
         for (id, event) in last where event.kind == .merged && remoteState[id] != event.value {
             violations.append(

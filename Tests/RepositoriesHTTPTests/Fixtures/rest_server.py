@@ -17,7 +17,8 @@ Resources
     GET    /<c>/<id>          the item (?envelope=KEY wraps it), 404 when absent
     PUT    /<c>/<id>          insert or replace (a replaced item keeps its place);
                               If-Match is honoured (412 when it does not match)
-    DELETE /<c>/<id>          204, or 404 when absent
+    DELETE /<c>/<id>          204, or 404 when absent; If-Match is honoured (412 when it
+                              does not match a present item)
 Every GET answers an ETag (a hash of the body) and 304 to a matching If-None-Match.
 IDs are keys in Unicode normalization form C, so two spellings of one ID name one item.
 
@@ -315,7 +316,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(201 if current is None else 200, body, {"ETag": etag_of(body)})
         if method == "DELETE":
             with STORE.condition:
-                existed = STORE.collection(name).pop(key, None) is not None
+                collection = STORE.collection(name)
+                current = collection.get(key)
+                condition = self.headers.get("If-Match")
+                if current is not None and condition is not None and condition.strip() != "*":
+                    if etag_of(current) not in [t.strip() for t in condition.split(",")]:
+                        return self.answer_json(412, {"error": "precondition failed"})
+                existed = collection.pop(key, None) is not None
             if existed:
                 return self.answer(204)
             return self.answer_json(404, {"error": "not found", "id": key})

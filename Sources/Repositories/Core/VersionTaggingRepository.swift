@@ -1,0 +1,37 @@
+/// A repository that tags each entity's version and can make a write conditional on the
+/// tag, as a web API does with `ETag` and `If-Match`: the write is refused when the entity
+/// changed since the tag was read.
+///
+/// ``OfflineFirstRepository`` uses it when its remote conforms. It reads each pending
+/// change's current copy with its tag, settles a conflict by the ``ConflictPolicy``, and
+/// then sends the write on that tag. So a change another device makes between that read
+/// and the write is refused by the remote (`conflict`) and settled again, instead of being
+/// overwritten:
+///
+/// ```swift
+/// guard let current = try await api.fetchTagged(id: note.id), let tag = current.tag else { … }
+/// var edited = current.entity
+/// edited.title = "Call the plumber"
+/// try await api.save(edited, ifMatch: tag)   // throws conflict if it changed meanwhile
+/// ```
+///
+/// `HTTPRepository` conforms, and so do ``RetryingRepository``, ``TimeoutRepository``,
+/// ``CircuitBreakerRepository`` and ``InstrumentedRepository`` over a conforming base.
+public protocol VersionTaggingRepository<Entity, ID>: Repository {
+    /// The current copy of `id` with the tag of its version, or `nil` when there is none.
+    /// The tag is `nil` when the remote sent none for this entity.
+    func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>?
+
+    /// Saves `entity` if the remote's copy still has the version `tag` names.
+    ///
+    /// - Throws: `RepositoryError` with code `conflict` when the copy changed or was deleted
+    ///   since `tag` was read; then nothing was written.
+    func save(_ entity: Entity, ifMatch tag: String) async throws
+
+    /// Deletes `id` if the remote's copy still has the version `tag` names. A copy already
+    /// gone is not an error.
+    ///
+    /// - Throws: `RepositoryError` with code `conflict` when the copy changed since `tag` was
+    ///   read; then nothing was deleted.
+    func delete(id: ID, ifMatch tag: String) async throws
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Repositories
+
+/// `ETag` and `If-Match`: the tag of an entity's version comes with its `GET`, and a write
+/// sent on it is refused (`412 Precondition Failed`, thrown as `conflict`) when the entity
+/// changed on the server meanwhile. The offline-first sync uses it, so a change another
+/// client makes between the sync's read and its write is not overwritten.
+extension HTTPRepository: VersionTaggingRepository {
+    /// Reads the entity at its item URL with the `ETag` the server sent for it.
+    ///
+    /// The tag is `nil` when the server sent none, or when this configuration's save or
+    /// delete does not go to the item URL (a `POST` to the collection, say), where no write
+    /// can be made conditional on it.
+    ///
+    /// - Throws: `RepositoryError` as the type's documentation lists.
+    public func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>? {
+        guard let tagged = try await fetchWithTag(id, operation: "fetchTagged(id:)") else { return nil }
+        return canWriteConditionally(tagged.entity) ? tagged : TaggedEntity(tagged.entity, tag: nil)
+    }
+
+    /// Sends the entity to its item URL with `If-Match: tag`, whatever
+    /// ``Configuration/ifMatchOnSave`` says, under the call's idempotency key.
+    ///
+    /// - Throws: `conflict` when the server answers `412` (the entity changed since `tag`)
+    ///   or `404`/`410` (it was deleted since); `rejected` when this configuration saves to
+    ///   another URL than the item's, where the condition would name another resource;
+    ///   `encodingFailed` (nothing sent); else `RepositoryError` as the type's documentation
+    ///   lists.
+    public func save(_ entity: Entity, ifMatch tag: String) async throws {
+        guard canWriteConditionally(entity) else {
+            throw RepositoryError.rejected(
+                "save(_:ifMatch:) of entity \(describe(entity.id)): this configuration saves to "
+                    + "\(configuration.endpoints.save(entity, resource).url.absoluteString), not to the "
+                    + "entity's item URL, so the save cannot be made conditional on the entity's tag",
+                recovery: "Save to the item URL (Endpoints.save), or call save(_:) without a condition")
+        }
+        let body = try encode(entity)
+        let readFrom = configuration.endpoints.fetch(entity.id, resource).url
+        let reply = try await exchange(
+            configuration.endpoints.save(entity, resource), body: body, tagKey: readFrom, ifMatchTag: tag,
+            idempotencyKey: Self.callKey(), operation: "save(_:ifMatch:)")
+        if reply.status == 404 || reply.status == 410 {
+            throw RepositoryError.conflict(
+                "save(_:ifMatch:) of entity \(describe(entity.id)): the server answered \(reply.status); "
+                    + "the entity was deleted since its tag was read",
+                id: describe(entity.id))
+        }
+        try check(reply, id: describe(entity.id))
+    }
+
+    /// Deletes the entity at its item URL with `If-Match: tag`; a `404` or `410` counts as
+    /// done.
+    ///
+    /// - Throws: `conflict` when the server answers `412` (the entity changed since `tag`);
+    ///   else `RepositoryError` as the type's documentation lists.
+    public func delete(id: ID, ifMatch tag: String) async throws {
+        let readFrom = configuration.endpoints.fetch(id, resource).url
+        let reply = try await exchange(
+            configuration.endpoints.delete(id, resource), tagKey: readFrom, ifMatchTag: tag,
+            idempotencyKey: Self.callKey(), operation: "delete(id:ifMatch:)")
+        if reply.status == 404 || reply.status == 410 { return }
+        try check(reply, id: describe(id))
+    }
+
+    /// Reads `id` at its item URL, keeping the reply's `ETag`.
+    func fetchWithTag(_ id: ID, operation: String) async throws -> TaggedEntity<Entity>? {
+        let endpoint = configuration.endpoints.fetch(id, resource)
+        let reply = try await exchange(endpoint, operation: operation)
+        if reply.status == 404 || reply.status == 410 { return nil }
+        try check(reply, id: describe(id))
+        let entity: Entity
+        do {
+            entity = try decode(
+                reply, as: "\(Entity.self)", record: describe(id), configuration.coding.decodeEntity)
+        } catch let error as RepositoryError where error.code == .notFound {
+            // The decoding hook found no entity in the answer (an empty list for a filter).
+            return nil
+        }
+        return TaggedEntity(entity, tag: reply.header("ETag") ?? etags.tag(for: endpoint.url))
+    }
+
+    /// Whether a save and a delete of `entity` both go to the URL it is read from, so
+    /// `If-Match` there names its version.
+    private func canWriteConditionally(_ entity: Entity) -> Bool {
+        let item = configuration.endpoints.fetch(entity.id, resource).url
+        return configuration.endpoints.save(entity, resource).url == item
+            && configuration.endpoints.delete(entity.id, resource).url == item
+    }
+}
