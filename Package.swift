@@ -89,7 +89,7 @@ let package = Package(
         // A child process the durability tests kill with SIGKILL.
         .executableTarget(
             name: "RepositoriesCrashFixture",
-            dependencies: ["Repositories", "RepositoriesTestSupport"],
+            dependencies: ["Repositories", "RepositoriesHTTP", "RepositoriesTestSupport"],
             path: "Tests/RepositoriesCrashFixture"
         ),
         .testTarget(
@@ -101,7 +101,10 @@ let package = Package(
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
         .testTarget(
             name: "RepositoriesHTTPTests",
-            dependencies: ["RepositoriesHTTP", "RepositoriesTesting", "RepositoriesTestSupport"],
+            dependencies: [
+                "RepositoriesHTTP", "RepositoriesTesting", "RepositoriesTestSupport",
+                "RepositoriesCrashFixture",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -9,6 +9,10 @@
 //   RepositoriesCrashFixture offline-first <device-dir> <remote-path> <first-id>
 //       write through an offline-first stack forever, syncing to a file "remote" now and then;
 //       print each ID once its write returned
+//   RepositoriesCrashFixture offline-first-http <device-dir> <api-url> <step> <occurrence> <first-id>
+//       write through an offline-first stack over a real HTTP server, syncing every third
+//       write, and SIGKILL itself the <occurrence>-th time it reaches <step>; print
+//       "begin …" and "ack …" around each change (see OfflineFirstOverHTTP.swift)
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -128,6 +132,17 @@ do {
             }
             if next % 5 == 0 { try await notes.sync() }
         }
+    case "offline-first-http":
+        guard arguments.count == 7, let step = _OfflineFirstStep(rawValue: arguments[4]),
+            let occurrence = Int(arguments[5]), let first = Int(arguments[6]),
+            let api = URL(string: arguments[3])
+        else {
+            say("usage: offline-first-http <device-dir> <api-url> <step> <occurrence> <first-id>")
+            exit(2)
+        }
+        try await offlineFirstOverHTTP(
+            device: URL(fileURLWithPath: arguments[2]), api: api, step: step, occurrence: occurrence,
+            first: first)
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
         switch arguments[3] {

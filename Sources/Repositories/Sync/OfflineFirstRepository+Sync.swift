@@ -154,7 +154,9 @@ extension OfflineFirstRepository {
 
     private func sendRun(_ run: [Record]) async throws {
         do {
+            _OfflineFirstTestHooks.reached(.sending)
             try await deliver(run)
+            _OfflineFirstTestHooks.reached(.sent)
             try await outbox.acknowledge(run)
         } catch let error where !Self.isTransient(error) {
             guard run.count > 1 else {
@@ -194,6 +196,7 @@ extension OfflineFirstRepository {
             do {
                 // The key names the change and the version it is sent on: a try sent again
                 // after a lost answer is the same request; one on a newer version is not.
+                _OfflineFirstTestHooks.reached(.sending)
                 try await withIdempotencyKey(outgoing.record.key + "@" + Self.fingerprint(tag)) {
                     if let entity = outgoing.record.entity {
                         try await tagging.save(entity, ifMatch: tag)
@@ -201,6 +204,7 @@ extension OfflineFirstRepository {
                         try await tagging.delete(id: outgoing.record.id, ifMatch: tag)
                     }
                 }
+                _OfflineFirstTestHooks.reached(.sent)
                 return try await outbox.acknowledge([outgoing.record])
             } catch let error as RepositoryError where error.code == .conflict {
                 guard round < Self.conditionalRounds else {
@@ -245,9 +249,11 @@ extension OfflineFirstRepository {
             let current = try await local.fetchAll()
             let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             let changed = values.filter { !pending.contains($0.id) && !Self.same(copies[$0.id], $0) }
+            _OfflineFirstTestHooks.reached(.pulling)
             if !changed.isEmpty { try await local.save(contentsOf: changed) }
             let remoteIDs = Set(values.map(\.id))
             let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
+            _OfflineFirstTestHooks.reached(.pulling)
             if !gone.isEmpty { try await local.delete(ids: gone) }
         }
     }

@@ -165,8 +165,16 @@ where
             let ids = changes.map(\.id)
             let before = Dictionary(
                 try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-            async let recording = outcome { try await outbox.record(changes, localBases: before) }
-            async let applying: Result<Void, any Error> = outcome { try await apply() }
+            _OfflineFirstTestHooks.reached(.writing)
+            async let recording = outcome {
+                let undo = try await outbox.record(changes, localBases: before)
+                _OfflineFirstTestHooks.reached(.recorded)
+                return undo
+            }
+            async let applying: Result<Void, any Error> = outcome {
+                try await apply()
+                _OfflineFirstTestHooks.reached(.applied)
+            }
             switch await (recording, applying) {
             case (.success, .success):
                 break

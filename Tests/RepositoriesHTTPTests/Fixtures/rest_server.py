@@ -55,7 +55,7 @@ Control (never scripted, never logged)
                                                     connection is closed
                      {"action": "pass"}             the ordinary answer
     GET  /__log?collection=C           the requests C received: method, path, headers,
-                                       and the status answered
+                                       a write's body, and the status answered
     GET  /__wait?collection=C&requests=N&aborted=M&timeout=S
                                        waits until C has received N requests and M
                                        clients hung up on a slow answer; 408 on timeout
@@ -193,6 +193,8 @@ class Handler(BaseHTTPRequestHandler):
             postgrest = segments[:2] == ["rest", "v1"] and len(segments) == 3
             name = segments[2] if postgrest else (segments[0] if segments else "")
             self.entry = {"method": method, "path": self.path, "headers": dict(self.headers.items())}
+            if method != "GET":
+                self.entry["body"] = body.decode("utf-8", "replace")
             with STORE.condition:
                 STORE.logs.setdefault(name, []).append(self.entry)
                 STORE.condition.notify_all()

@@ -139,6 +139,8 @@ final class FixtureServer: Sendable {
         var method: String
         var path: String
         var headers: [String: String]
+        /// The body of a write, as text.
+        var body: String?
         /// The status answered (`"200"`), or the scripted action (`"drop"`).
         var status: String?
         /// Whether the server answered from an earlier request with the same idempotency key.
