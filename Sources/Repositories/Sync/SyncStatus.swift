@@ -16,7 +16,8 @@ public enum SyncStatus: Sendable, CustomStringConvertible {
         case .pending(let attempts, let lastError):
             attempts == 0
                 ? "waiting to be sent"
-                : "not sent yet after \(attempts) tries: \(lastError.map { "\($0)" } ?? "")"
+                : "not sent yet after \(attempts) \(attempts == 1 ? "try" : "tries")"
+                    + (lastError.map { ": \($0)" } ?? "")
         case .rejected(let error): "refused by the remote: \(error)"
         }
     }
