@@ -117,6 +117,15 @@ let package = Package(
                 "RepositoriesPostgres", "CPostgres", "RepositoriesTesting", "RepositoriesTestSupport",
             ]
         ),
+        // Every Swift snippet of README.md and Docs/*.md, compiled (a file per guide), and the
+        // test that finds each guide's snippets there, so a snippet nobody compiles fails.
+        .testTarget(
+            name: "DocsSnippetTests",
+            dependencies: [
+                "Repositories", "RepositoriesTesting", "RepositoriesHTTP", "RepositoriesSQLite",
+                "RepositoriesPostgres", "RepositoriesTestSupport",
+            ]
+        ),
         .testTarget(
             name: "ExampleSupportTests",
             dependencies: ["ExampleSupport", "Repositories", "RepositoriesTesting"]

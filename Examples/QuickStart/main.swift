@@ -1,10 +1,13 @@
-// QuickStart: an entity, a composed stack (a remote, a local mirror, a cache), a query, a
-// typed error and type erasure, in one short program. Run it with `swift run QuickStart`.
+// QuickStart: the package's main job in one short program. An API, a crash-safe file and an
+// outbox make an offline-first stack: reads come from the file, writes work offline and wait
+// in the outbox, and sync() sends them once the API answers again. Run it with
+// `swift run QuickStart`; it keeps its files in a temporary directory and removes it.
+import Foundation
 import Repositories
 import Synchronization
 
-/// The entity: any `Identifiable & Sendable` type.
-struct Product: Identifiable, Sendable, Equatable {
+/// The entity: any `Identifiable & Sendable` type; `Codable` so it can live in a file.
+struct Product: Identifiable, Codable, Sendable, Equatable {
     var id: Int
     var name: String
     var price: Double
@@ -22,53 +25,80 @@ let server = InMemoryRepository<Product>([
     Product(id: 3, name: "Milk", price: 0.99),
 ])
 let online = Mutex(true)
-let offlineError = RepositoryError.unavailable("The API cannot be reached (simulated)")
-var api = AnyRepository(server)
-api.onFetchAll = {
-    guard online.withLock({ $0 }) else { throw offlineError }
-    return try await server.fetchAll()
-}
-api.onSave = { product in
-    guard online.withLock({ $0 }) else { throw offlineError }
-    try await server.save(product)
+
+/// Runs `call` against the simulated API, or throws `unavailable` while it is switched off.
+@Sendable func whenOnline<Answer>(_ call: () async throws -> Answer) async throws -> Answer {
+    guard online.withLock({ $0 }) else {
+        throw RepositoryError.unavailable("The API cannot be reached (simulated)")
+    }
+    return try await call()
 }
 
-// The stack: the API first, a local mirror when it fails, a memory cache in front.
-let mirror = InMemoryRepository<Product>()
-let products =
-    api
-    .fallback(to: mirror)
-    .cached(in: InMemoryRepository<Cached<Product>>(), timeToLive: .seconds(30))
+let api = AnyRepository<Product, Int>(
+    fetch: { id in try await whenOnline { try await server.fetch(id: id) } },
+    fetchAll: { try await whenOnline { try await server.fetchAll() } },
+    save: { product in try await whenOnline { try await server.save(product) } },
+    saveContentsOf: { batch in try await whenOnline { try await server.save(contentsOf: batch) } },
+    delete: { id in try await whenOnline { try await server.delete(id: id) } },
+    deleteAll: { try await whenOnline { try await server.deleteAll() } })
 
-print("Online: \(try await products.fetchAll().map(\.name)) (mirrored: \(try await mirror.count()) products)")
+func names(_ products: [Product]) -> String {
+    products.map(\.name).joined(separator: ", ")
+}
 
-online.withLock { $0 = false }
-await products.invalidateAll()  // drop the cache so the next read goes down the stack
-print("Offline: \(try await products.fetchAll().map(\.name)) (served from the local mirror)")
+/// The story: the device's stores in `directory`, the API switched off and on again.
+func story(in directory: URL) async throws {
+    let file = try await FileRepository<Product>(fileURL: directory.appending(path: "products.store"))
+    let outbox = try await Outbox<Product>(fileURL: directory.appending(path: "products.outbox"))
+    // `automaticSync: nil`: this story syncs when it says so. By default a sync also starts
+    // after every write, and again with backoff while the API does not answer.
+    let products = api.offlineFirst(
+        local: file, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
 
-do {
+    try await products.sync()
+    let mirrored = try await file.fetchAll()
+    print("Online: sync() brought the API's products into the file products.store: \(names(mirrored))")
+
+    online.withLock { $0 = false }
+    let shown = try await products.fetchAll()
+    print("Offline, the API failing every call: \(names(shown)), served from the local mirror")
+
     try await products.save(Product(id: 4, name: "Cheese", price: 6.50))
-} catch let error as RepositoryError {
+    let waiting = try await outbox.changes().count
     print(
-        "Saving offline fails cleanly: \(error.code); the mirror still holds \(try await mirror.count()) products"
+        "Saved Cheese offline, at once: \(waiting) change waiting in products.outbox"
+            + " (\(try await products.status(of: 4))); the API still holds \(try await server.count()) products"
     )
+
+    online.withLock { $0 = true }
+    try await products.sync()
+    let left = try await outbox.changes().count
+    print(
+        "Back online, sync(): the API holds \(names(try await server.fetchAll())); \(left) changes waiting"
+            + " (Cheese: \(try await products.status(of: 4)))"
+    )
+
+    let bargains = try await cheapest(2, in: products)
+    print("The two cheapest, asked through the Repository protocol: \(names(bargains))")
+
+    do {
+        _ = try await products.require(id: 99)
+    } catch let error as RepositoryError {
+        print("Asking for product 99 throws a typed error: \(error)")
+    }
+
+    try await outbox.close()
+    try await file.close()
 }
 
-online.withLock { $0 = true }
-try await products.save(Product(id: 4, name: "Cheese", price: 6.50))
-print(
-    "Back online, saved Cheese: the API holds \(try await server.count()), the mirror \(try await mirror.count())"
-)
-
-let bargains = try await cheapest(2, in: products)
-print("The two cheapest: \(bargains.map { "\($0.name) (\($0.price))" })")
-
+let directory = FileManager.default.temporaryDirectory.appending(path: "QuickStart-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+print("The device's files (a crash-safe store and an outbox) go in \(directory.path)")
 do {
-    _ = try await products.require(id: 99)
-} catch let error as RepositoryError {
-    print("Asking for product 99 throws a typed error: \(error)")
+    try await story(in: directory)
+    try FileManager.default.removeItem(at: directory)
+    print("Removed \(directory.path)")
+} catch {
+    try FileManager.default.removeItem(at: directory)
+    throw error
 }
-
-// AnyRepository erases a stack's type, the way a dependency client hides its live value.
-let erased: AnyRepository<Product, Int> = AnyRepository(products)
-print("Through the erased type: \(try await erased.count()) products")

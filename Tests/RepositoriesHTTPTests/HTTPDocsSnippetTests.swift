@@ -6,7 +6,9 @@ import Testing
 /// The back-end snippets of Docs/HTTP.md, verbatim, so a change that breaks one fails the
 /// build; each runs against a recording transport to check it sends what the docs say.
 ///
-/// Keep each function's body identical to its snippet in Docs/HTTP.md.
+/// Keep each function's body identical to its snippet in Docs/HTTP.md:
+/// `DocsSnippetCoverageTests` (in DocsSnippetTests) looks for every Swift block of the docs
+/// in this file and in that target's snippet files.
 enum DocsSnippets {
     struct Note: Codable, Identifiable, Sendable, Equatable {
         var id: Int
@@ -67,36 +69,6 @@ enum DocsSnippets {
 }
 
 @Suite struct HTTPDocsSnippetTests {
-    /// Each `DocsSnippets` function's body, as this file holds it, appears in Docs/HTTP.md.
-    @Test func docsShowTheSnippetsVerbatim() throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let docs = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .deletingLastPathComponent()
-                .deletingLastPathComponent().appending(path: "Docs/HTTP.md"),
-            encoding: .utf8)
-        var bodies: [String] = []
-        var current: [String]?
-        var inSignature = false
-        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("    static func ") || inSignature {
-                inSignature = !line.hasSuffix("{")
-                current = inSignature ? nil : []
-            } else if current != nil, line == "    }" {
-                bodies.append(current?.joined(separator: "\n") ?? "")
-                current = nil
-            } else if current != nil, line.hasPrefix("        ") {
-                current?.append(String(line.dropFirst(8)))
-            }
-        }
-        #expect(bodies.count == 6)
-        for body in bodies {
-            #expect(
-                docs.contains("```swift\n" + body + "\n```"),
-                "Docs/HTTP.md lacks this snippet verbatim:\n\(body)")
-        }
-    }
-
     func run(_ snippet: (URL, RecordingTransport) async throws -> Void) async throws -> [String] {
         let base = try #require(URL(string: "https://api.example.com"))
         let transport = RecordingTransport { request in

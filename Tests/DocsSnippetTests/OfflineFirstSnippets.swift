@@ -1,0 +1,85 @@
+import Foundation
+import Observation
+import Repositories
+import RepositoriesHTTP
+
+/// The Swift snippets of Docs/OfflineFirst.md, verbatim.
+struct OfflineFirstSnippets {
+    struct Note: Identifiable, Codable, Sendable, Equatable {
+        var id: UUID
+        var title: String
+        var body: String
+    }
+
+    /// The introduction: the stack over a FastAPI back-end at `api`, in the app's `directory`.
+    func introduction(directory: URL, api: URL, note: Note) async throws -> [Note] {
+        // `directory`: a folder the app owns (Application Support on Apple platforms).
+        let local = try await FileRepository<Note>(fileURL: directory.appending(path: "notes.store"))
+        let outbox = try await Outbox<Note>(fileURL: directory.appending(path: "notes.outbox"))
+        let notes = HTTPRepository<Note>(baseURL: api.appending(path: "notes/"), configuration: .fastAPI())
+            .retrying(.default)
+            .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+
+        try await notes.save(note)  // returns at once, online or not
+        let all = try await notes.fetchAll()  // the remote's last known state, this device's changes on top
+        try await notes.sync()  // push every pending change in order, then pull
+        return all
+    }
+
+    /// "Conflicts": a merge.
+    func merge(
+        api: HTTPRepository<Note>, file: FileRepository<Note>, outbox: Outbox<Note>
+    ) -> some SyncingRepository<Note, UUID> {
+        let notes = api.offlineFirst(
+            local: file, outbox: outbox,
+            conflicts: .merge { base, mine, theirs in
+                var merged = theirs
+                if mine.title != base?.title { merged.title = mine.title }  // my edit of the title wins
+                if mine.body != base?.body { merged.body = mine.body }
+                return merged
+            })
+        return notes
+    }
+
+    /// "What the UI shows": a badge, and a count of changes waiting.
+    @MainActor final class NoteScreen {
+        var badge: String?
+        var waiting = 0
+
+        func show(note: Note, notes: some SyncingRepository<Note, UUID>) async throws {
+            switch try await notes.status(of: note.id) {
+            case .synced: badge = nil
+            case .pending(0, _): badge = "waiting"
+            case .pending(let attempts, _): badge = "not sent after \(attempts) tries"
+            case .rejected(let error): badge = "refused: \(error.reason)"  // offer retry(id:) or discard(id:)
+            }
+
+            for await changes in notes.pendingChanges() {
+                waiting = changes.count  // "3 changes waiting"
+            }
+        }
+    }
+
+    // "What the UI shows": a view model over any syncing repository.
+    @MainActor @Observable final class NotesModel {
+        let notes: any SyncingRepository<Note, UUID>
+        private(set) var snapshot: OfflineSnapshot<Note>?
+        init(notes: any SyncingRepository<Note, UUID>) { self.notes = notes }
+
+        func watch() async throws {
+            for try await snapshot in notes.values(Query<Note>().sorted(by: \.title)) {
+                self.snapshot = snapshot  // snapshot.pendingIDs.count: "3 changes waiting"
+            }
+        }
+    }
+
+    /// "When sync runs": an interval.
+    func interval(
+        api: HTTPRepository<Note>, file: FileRepository<Note>, outbox: Outbox<Note>
+    ) -> some SyncingRepository<Note, UUID> {
+        let notes = api.offlineFirst(
+            local: file, outbox: outbox, conflicts: .lastWriterWins,
+            automaticSync: AutomaticSync(every: .seconds(300), backoff: .default))
+        return notes
+    }
+}

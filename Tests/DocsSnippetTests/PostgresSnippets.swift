@@ -1,0 +1,40 @@
+import Repositories
+import RepositoriesPostgres
+
+/// The Swift snippets of Docs/Postgres.md, verbatim.
+struct PostgresSnippets {
+    struct Note: Identifiable, Codable, Sendable {
+        var id: String
+        var text: String
+    }
+
+    /// The introduction: a shared table, a coherent cache in every instance.
+    func introduction() async throws -> Note? {
+        let notes = try await PostgresRepository<Note>(
+            connectionString: "postgresql://app:secret@db.internal/app?sslmode=verify-full",
+            options: PostgresOptions(tableName: "notes", poolSize: 8))
+
+        // In every instance: a cache that drops what any other instance changes.
+        let cachedNotes = notes.cachedCoherently(
+            in: InMemoryRepository<Cached<Note>>(), timeToLive: .seconds(300))
+
+        try await cachedNotes.save(Note(id: "n1", text: "Buy milk"))
+        let note = try await cachedNotes.fetch(id: "n1")
+        // …
+        await notes.close()  // ends the change feed and the cache's invalidating task
+        return note
+    }
+
+    /// "The coherence promise": the loop `cachedCoherently` runs, by hand.
+    func byHand(postgres: PostgresRepository<Note>) {
+        let cached = postgres.cached(in: InMemoryRepository<Cached<Note>>(), timeToLive: .seconds(300))
+        Task {
+            for await change in postgres.changes() {
+                switch change {
+                case .changed(let ids): await cached.invalidate(ids: ids)
+                case .everything: await cached.invalidateAll()
+                }
+            }
+        }
+    }
+}
