@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// try await notes.save(note)            // returns once the local store and the outbox hold it
 /// try await notes.sync()                // pushes every pending change in order, then pulls
-/// await notes.status(of: note.id)       // .synced, .pending(attempts:lastError:), .rejected(error)
+/// try await notes.status(of: note.id)   // .synced, .pending(attempts:lastError:), .rejected(error)
 /// ```
 ///
 /// ## Writes
