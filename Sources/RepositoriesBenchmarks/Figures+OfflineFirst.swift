@@ -4,11 +4,12 @@ import Synchronization
 
 extension BenchmarkRun {
     /// Figure 9: a write through `offlineFirst` against a plain `FileRepository` save at the
-    /// same durability (the outbox adds one durable append), and draining pending changes
-    /// through a remote's batch calls.
+    /// same durability (the outbox adds one durable append), beside the floor of that design
+    /// (two durable appends to two files at once), and draining pending changes through a
+    /// remote's batch calls.
     func offlineFirstFigures() async throws -> [Figure] {
         let count = durableOperations
-        let (offline, plain) = try await Measurement.interleaved(repetitions: repetitions) {
+        let (offline, plain, twoFiles) = try await Measurement.interleaved(repetitions: repetitions) {
             let local = try await FileRepository<BenchmarkEntity>(fileURL: file("device"))
             let outbox = try await Outbox<BenchmarkEntity>(fileURL: file("outbox"))
             let items = InMemoryRepository<BenchmarkEntity>()
@@ -21,6 +22,19 @@ extension BenchmarkRun {
             let store = try await FileRepository<BenchmarkEntity>(fileURL: file("plain"))
             for id in 0..<count { try await store.save(.make(id)) }
             try await store.close()
+            return count
+        } _: {
+            // The floor of any design that keeps the local store durable too: two durable
+            // appends to two files at once, with no outbox logic around them.
+            let first = try await FileRepository<BenchmarkEntity>(fileURL: file("first"))
+            let second = try await FileRepository<BenchmarkEntity>(fileURL: file("second"))
+            for id in 0..<count {
+                async let one: Void = first.save(.make(id))
+                async let other: Void = second.save(.make(id))
+                _ = try await (one, other)
+            }
+            try await first.close()
+            try await second.close()
             return count
         }
 
@@ -45,6 +59,10 @@ extension BenchmarkRun {
                 9, "offlineFirst durable write (outbox + local file), 1 writer", measured: offline,
                 baseline: plain,
                 baselineName: "FileRepository durable save", target: 1.5),
+            .cost(
+                9,
+                "two FileRepository durable saves to two files at once (the floor of a durable local store)",
+                measured: twoFiles, baseline: plain, baselineName: "FileRepository durable save", target: nil),
             Figure(
                 number: 9, name: "sync of \(pending) pending changes through a batch endpoint",
                 measured:
