@@ -35,6 +35,12 @@ public enum Console {
         return number < 0 ? "-" + result : result
     }
 
+    /// `count` and `noun`, the noun in the plural unless the count is one: `1 change`,
+    /// `3 changes`, `1,200 products`.
+    public static func counted(_ count: Int, _ noun: String) -> String {
+        "\(grouped(count)) \(count == 1 ? noun : noun + "s")"
+    }
+
     /// Runs `body` and measures it on the continuous clock: its result and how long it took.
     public static func timed<Result>(
         isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
