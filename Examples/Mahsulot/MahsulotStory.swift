@@ -140,7 +140,7 @@ import Repositories
         }
         print("saqlash(\(changed.nomi) at \(price(changed))) returned at once, with the network off.")
         show(viewModel)
-        print("The screen's badge: \(Console.counted(viewModel.kutilayotganlar, "change")) waiting")
+        print("The screen's badge: \(Console.changesWaiting(viewModel.kutilayotganlar))")
         try await verifyWaiting(changed, apiHas: before)
         return changed
     }
@@ -196,7 +196,9 @@ import Repositories
                 "After the sync the screen shows \(viewModel.kutilayotganlar) changes waiting, "
                     + "or not \(price(changed)) for \(changed.nomi)")
         }
-        print("The screen's badge: no changes waiting; \(changed.nomi) at \(price(changed)).")
+        print(
+            "The screen's badge: \(Console.changesWaiting(viewModel.kutilayotganlar)); \(changed.nomi) at \(price(changed))."
+        )
     }
 
     /// Checks that the API holds `changed` and the outbox is empty.

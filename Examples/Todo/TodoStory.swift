@@ -73,7 +73,7 @@ struct TodoStory {
         print(
             "Opened todos.journal and todos.outbox: "
                 + (earlier == 0 ? "no todos yet" : "\(Console.counted(earlier, "todo")) from an earlier run")
-                + ", \(waitingText(waiting))")
+                + ", \(Console.changesWaiting(waiting))")
         guard try await sync(device, model) else { return }
         let count = try await verifySynced(device)
         var line =
@@ -95,7 +95,7 @@ struct TodoStory {
         }
         let waiting = try await device.files.outbox.changes().count
         print(
-            "\(Console.counted(added.count, "todo")) added, each on disk when its save returned; \(waitingText(waiting))"
+            "\(Console.counted(added.count, "todo")) added, each on disk when its save returned; \(Console.changesWaiting(waiting))"
         )
         if try await sync(device, model) {
             let count = try await verifySynced(device)
@@ -137,7 +137,7 @@ struct TodoStory {
         guard edited.isSubset(of: Set(waiting.map(\.id))) else {
             throw StoryFailure("todos.outbox lacks a change made offline: it holds \(waiting.count) changes")
         }
-        print("\(waitingText(waiting.count)) in todos.outbox:")
+        print("\(Console.changesWaiting(waiting.count)) in todos.outbox:")
         for change in waiting { print("  " + describe(change, names: names)) }
         guard !(try await sync(device, model)) else {
             throw StoryFailure("a sync went through with the network off")
@@ -204,7 +204,7 @@ struct TodoStory {
         }
         print(
             "Reopened in \(Console.format(opening)): \(Console.counted(model.fetchedTodos.count, "todo")) survived, "
-                + "and so did the \(waitingText(stillWaiting.count))")
+                + "and so did the \(Console.changesWaiting(stillWaiting.count))")
         for todo in model.fetchedTodos { print(todo.line) }
         return (reopened, model)
     }
@@ -227,7 +227,7 @@ struct TodoStory {
                 "the screen shows \(model.fetchedTodos.count) todos after the sync, the API \(count)")
         }
         print(
-            "Sent the \(waitingText(waiting)); the API holds \(Console.counted(count, "todo")), "
+            "Sent the \(Console.changesWaiting(waiting)); the API holds \(Console.counted(count, "todo")), "
                 + "the same as this device; todos.outbox is empty")
         for todo in try await remote.direct.fetch(TodoFilter.all.query) { print("  API: \(todo.line)") }
     }
@@ -275,10 +275,6 @@ struct TodoStory {
         case .save(let todo): return "save   \(todo.line)"
         case .delete: return "delete \(change.base?.todo ?? names[change.id] ?? change.id.uuidString)"
         }
-    }
-
-    private func waitingText(_ count: Int) -> String {
-        count == 0 ? "no changes waiting" : "\(Console.counted(count, "change")) waiting"
     }
 
     /// Stops the story when the view model reports an error it should not have.

@@ -24,6 +24,12 @@ import Testing
         #expect(Console.counted(count, "change") == text)
     }
 
+    @Test func saysHowManyChangesWait() {
+        #expect(Console.changesWaiting(0) == "no changes waiting")
+        #expect(Console.changesWaiting(1) == "1 change waiting")
+        #expect(Console.changesWaiting(3) == "3 changes waiting")
+    }
+
     @Test func rendersTheBarInProportion() {
         let bar = ProgressBar(label: "Import", total: 45_716, redraws: false)
         #expect(bar.render(0) == "Import [..............................]   0%  0 / 45,716")
