@@ -32,8 +32,10 @@ import Repositories
 
     /// Loads the products: the article's four steps. Syncs with the API (its saved changes
     /// go up, the API's products come into the device's file), then shows what the device
-    /// holds. When the sync fails (offline), the device's products are shown without an
-    /// error; only when it holds none does the sync's error become ``xatoXabari``.
+    /// holds. When the API cannot be reached (offline, slow, its circuit open), the device's
+    /// products are shown without an error; only when it holds none does that error become
+    /// ``xatoXabari``. Any other failure of the sync (the device's file could not take the
+    /// API's answer, say) is shown beside the products, never passed off as offline.
     ///
     /// Starting clears ``xatoXabari``; on a failure the products already shown stay. A
     /// cancelled load shows nothing. When loads overlap (a `.task` and a `.refreshable`),
@@ -57,7 +59,9 @@ import Repositories
             let snapshot = try await repository.currentSnapshot(Self.query)
             guard load == newestLoad else { return }
             show(snapshot)
-            if let syncError, snapshot.entities.isEmpty { xatoXabari = syncError.localizedDescription }
+            if let syncError, snapshot.entities.isEmpty || !Self.isUnreachable(syncError) {
+                xatoXabari = syncError.localizedDescription
+            }
         } catch let error where error is CancellationError || Task.isCancelled {
             // The screen went away; there is nobody to tell.
         } catch {
@@ -86,6 +90,13 @@ import Repositories
             xatoXabari = error.localizedDescription
         }
         return true
+    }
+
+    /// Whether `error` says the API could not be reached, as opposed to a failure that
+    /// showing the device's products would hide.
+    private static func isUnreachable(_ error: any Error) -> Bool {
+        guard let error = error as? RepositoryError else { return false }
+        return [.unavailable, .timedOut, .circuitOpen].contains(error.code)
     }
 
     private func show(_ snapshot: OfflineSnapshot<Mahsulot>) {

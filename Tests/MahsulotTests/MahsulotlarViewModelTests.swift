@@ -141,6 +141,21 @@ import Testing
         #expect(local.injectedFaultCount >= 1)
     }
 
+    /// The article's catch treated every failure as "offline"; a device that could not take
+    /// the API's answer is said so, beside the products it still has.
+    @Test func aSyncTheDeviceCouldNotTakeShowsItsErrorBesideTheProducts() async throws {
+        let damaged = RepositoryError.corrupted("The test file is damaged", location: "mahsulotlar.journal")
+        let local = FaultInjectingRepository(InMemoryRepository(oldCopies))
+        local.failNext(of: .saveContentsOf, with: damaged)
+        let viewModel = try await viewModel(remote: InMemoryRepository(Mahsulot.namunalar), local: local)
+
+        await viewModel.yuklash()
+
+        #expect(viewModel.mahsulotlar == oldCopies)
+        #expect(viewModel.xatoXabari == damaged.localizedDescription)
+        #expect(local.injectedFaultCount == 1)
+    }
+
     @Test func saqlashOfflineReturnsAtOnceAndCountsOneChangeWaitingUntilASync() async throws {
         let server = InMemoryRepository(Mahsulot.namunalar)
         let network = NetworkSwitch()
