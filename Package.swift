@@ -79,6 +79,12 @@ let package = Package(
             dependencies: ["Repositories", "ExampleSupport"],
             path: "Examples/NumberFacts"
         ),
+        // Not from an article: two devices edit the same items offline, and a merge settles it.
+        .executableTarget(
+            name: "SharedList",
+            dependencies: ["Repositories", "ExampleSupport"],
+            path: "Examples/SharedList"
+        ),
         // Test support shared by the test targets and the crash fixture: entities with
         // String and UUID IDs, temporary directories, the child-process driver.
         .target(
@@ -159,6 +165,13 @@ let package = Package(
         .testTarget(
             name: "NumberFactsTests",
             dependencies: ["NumberFacts", "ExampleSupport", "Repositories", "RepositoriesTesting"]
+        ),
+        .testTarget(
+            name: "SharedListTests",
+            dependencies: [
+                "SharedList", "ExampleSupport", "Repositories", "RepositoriesTesting",
+                "RepositoriesTestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -35,6 +35,18 @@ public enum Console {
         return number < 0 ? "-" + result : result
     }
 
+    /// `count` and `noun`, the noun in the plural unless the count is one: `1 change`,
+    /// `3 changes`, `1,200 products`.
+    public static func counted(_ count: Int, _ noun: String) -> String {
+        "\(grouped(count)) \(count == 1 ? noun : noun + "s")"
+    }
+
+    /// A badge for `count` changes waiting to reach the API: `no changes waiting`,
+    /// `1 change waiting`, `3 changes waiting`.
+    public static func changesWaiting(_ count: Int) -> String {
+        count == 0 ? "no changes waiting" : "\(counted(count, "change")) waiting"
+    }
+
     /// Runs `body` and measures it on the continuous clock: its result and how long it took.
     public static func timed<Result>(
         isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result

@@ -19,6 +19,10 @@ where Entity.ID: Codable & Sendable {
     public let network: NetworkSwitch
     /// The simulated API's own store, to show what the "server" holds; `nil` with `--api`.
     public let server: InMemoryRepository<Entity>?
+    /// The API itself, past the network switch: the simulated API's store, or the real
+    /// collection under `--api`. For a story to check what the server holds whatever the
+    /// switch says; the app's calls go through ``repository``.
+    public let direct: AnyRepository<Entity, Entity.ID>
     /// Where the data comes from, for the example's output.
     public let origin: String
 
@@ -36,15 +40,15 @@ where Entity.ID: Codable & Sendable {
             let collection = apiURL.appendingPathComponent(resource)
             server = nil
             origin = collection.absoluteString
-            repository = SwitchedRepository(
-                AnyRepository(HTTPRepository<Entity>(baseURL: collection)), network: network,
-                name: "The API at \(origin)")
+            direct = AnyRepository(HTTPRepository<Entity>(baseURL: collection))
+            repository = SwitchedRepository(direct, network: network, name: "The API at \(origin)")
         } else {
             let store = InMemoryRepository<Entity>(seed)
             server = store
             origin = "the simulated \(resource) API"
+            direct = AnyRepository(store)
             repository = SwitchedRepository(
-                AnyRepository(store), network: network, latency: latency, name: "The \(resource) API")
+                direct, network: network, latency: latency, name: "The \(resource) API")
         }
     }
 }

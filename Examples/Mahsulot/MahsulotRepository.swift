@@ -1,22 +1,37 @@
-import Foundation
+import ExampleSupport
 import Repositories
 
-/// The article's `MahsulotRepository`, in a few lines of this package: the API first, its
-/// answers mirrored into a durable file; when the API fails, the file answers; when the
-/// file is empty too, the API's error is thrown (the article's four steps). Writes go to
-/// the API first, and a failed one leaves the file untouched.
+/// The article's `MahsulotRepository`, in a few lines of this package, now offline-first:
+/// every read is answered by the device's file at once; every save returns once the file
+/// and the outbox hold it, network or not; a sync sends the saved changes to the API and
+/// brings the API's products back into the file.
+///
+/// The article's steps become a sync and a read: ask the network (`sync()`), keep what it
+/// answered (the sync's pull writes it to the file), on a network error show the file's
+/// products, and when the file is empty too, the network's error
+/// (``MahsulotlarViewModel/yuklash()``).
 enum MahsulotRepository {
-    /// The remote-first stack over `remote`, with a `FileRepository` at `fileURL` as its
-    /// local store.
+    /// When the stack syncs by itself: after every save, and after a failed try again with
+    /// backoff until the API answers. The waits are short (20 ms doubling, at most 250 ms)
+    /// so the story's change goes out a moment after the network returns; an app would
+    /// wait seconds. A thousand tries keep it going for minutes of being offline, and the
+    /// next save starts it again after that.
+    static let automaticSync = AutomaticSync(
+        backoff: RetryPolicy(maxAttempts: 1_000, baseDelay: .milliseconds(20), maxDelay: .milliseconds(250)))
+
+    /// The offline-first stack over `remote`, with the device's `files` beside it.
     ///
-    /// - Parameter onTierFailure: told when the file fails and the stack works around it
-    ///   (an answer of the API that could not be mirrored is still returned).
-    /// - Throws: the file store's error (naming the file) when it cannot be opened, such as
-    ///   `locked` when another process holds it.
+    /// Conflicts: the last writer wins. One shopkeeper edits the prices, so the price saved
+    /// last is the price; a second editor would call for `.merge` (see the SharedList
+    /// example).
+    ///
+    /// - Parameter automaticSync: ``automaticSync`` by default; `nil` syncs only when
+    ///   `sync()` is called (the tests that drive each sync themselves).
     static func make<Remote: Repository<Mahsulot, Int>>(
-        remote: Remote, fileURL: URL, onTierFailure: @escaping @Sendable (TierFailure) -> Void
-    ) async throws -> RemoteFirstRepository<Remote, FileRepository<Mahsulot>> {
-        remote.fallback(
-            to: try await FileRepository<Mahsulot>(fileURL: fileURL), onTierFailure: onTierFailure)
+        remote: Remote, files: DeviceFiles<Mahsulot>, automaticSync: AutomaticSync? = Self.automaticSync
+    ) -> OfflineFirstRepository<Remote, FileRepository<Mahsulot>> {
+        remote.offlineFirst(
+            local: files.local, outbox: files.outbox, conflicts: .lastWriterWins, automaticSync: automaticSync
+        )
     }
 }

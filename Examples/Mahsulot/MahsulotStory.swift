@@ -2,40 +2,45 @@ import ExampleSupport
 import Foundation
 import Repositories
 
-/// The run, step by step: builds the article's stack over the example's remote and a file
-/// in the workspace, drives the view model, and prints what happened at each tier.
+/// The run, step by step: builds the offline-first stack over the example's remote and two
+/// files in the workspace, drives the view model, and prints what the device, its outbox
+/// and the API hold at each step, checking each claim first.
 @MainActor struct MahsulotStory {
-    /// The local store's file name inside the workspace.
-    static let fileName = "mahsulotlar.journal"
-
     private let options: ExampleOptions
     /// The simulated API (or `--api URL`), behind its network switch.
     let remote: ExampleRemote<Mahsulot>
-    /// What the local file failed to take, checked after each step.
-    let mirrorFailures = MirrorFailures()
-    /// The article's stack: the API first, the file behind it.
+    /// The device's file of products and its outbox.
+    let files: DeviceFiles<Mahsulot>
+    /// The stack: the device's file answers, the outbox keeps the saves, a sync meets the API.
     let products:
-        RemoteFirstRepository<
-            SwitchedRepository<AnyRepository<Mahsulot, Int>>, FileRepository<Mahsulot>
-        >
+        OfflineFirstRepository<SwitchedRepository<AnyRepository<Mahsulot, Int>>, FileRepository<Mahsulot>>
 
-    /// Opens the stack: the simulated API (or `--api URL`), falling back to the file.
-    init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
+    /// Opens the device's files in `workspace` and the stack over the remote `options` ask for.
+    ///
+    /// - Parameter automaticSync: ``MahsulotRepository/automaticSync`` by default; `nil` for a
+    ///   test that drives the steps one by one.
+    init(
+        options: ExampleOptions, workspace: ExampleWorkspace,
+        automaticSync: AutomaticSync? = MahsulotRepository.automaticSync
+    ) async throws {
         self.options = options
         remote = ExampleRemote(options: options, resource: "mahsulotlar", seed: Mahsulot.namunalar)
-        products = try await MahsulotRepository.make(
-            remote: remote.repository, fileURL: workspace.file(Self.fileName),
-            onTierFailure: mirrorFailures.record)
+        files = try await DeviceFiles(in: workspace.directory, name: "mahsulotlar")
+        products = MahsulotRepository.make(
+            remote: remote.repository, files: files, automaticSync: automaticSync)
     }
 
-    /// Closes the local store.
+    /// Stops the automatic sync and closes the device's files.
     func close() async throws {
-        try await products.local.close()
+        products.stopAutomaticSync()
+        try await files.close()
     }
 
     /// Prints the whole story.
     func tell() async throws {
-        print("Mahsulot: products from \(remote.origin), mirrored into \(Self.fileName)")
+        print(
+            "Mahsulot: products from \(remote.origin); this device keeps them in \(files.localName) "
+                + "and its unsent saves in \(files.outboxName)")
         let viewModel = MahsulotlarViewModel(repository: products)
         if options.offline {
             try await loadWithNothingSaved(viewModel)
@@ -44,116 +49,184 @@ import Repositories
         }
         try await loadOnline(viewModel)
         try await loadOffline(viewModel)
-        try await saveOffline()
+        let changed = try await saveOffline(viewModel)
+        try await sendWhenTheNetworkReturns(changed, viewModel)
     }
 
-    /// The article's step 4: offline, and the local store empty, so the API's error is what
-    /// the user sees.
+    /// The article's step 4: offline, and the device's file empty, so the API's error is
+    /// what the user sees.
     private func loadWithNothingSaved(_ viewModel: MahsulotlarViewModel) async throws {
         Console.heading("Offline from the start")
-        print("The local store holds \(try await products.local.count()) products.")
+        print("\(files.localName) holds \(Console.counted(try await products.local.count(), "product")).")
         await viewModel.yuklash()
-        try mirrorFailures.check(Self.fileName)
         show(viewModel)
         if viewModel.xatoXabari != nil {
             print("Lokal ham bo'sh: nothing to fall back on, so the API's error reaches the screen.")
+        } else {
+            print("The file answers with the products of an earlier run, without an error.")
         }
     }
 
-    /// (a) Online: the API answers, and its answer is mirrored into the file.
+    /// (a) Online: the sync brings the API's products into the device's file.
     ///
-    /// - Throws: ``StoryFailure`` when the file did not take the API's answer.
+    /// - Throws: ``StoryFailure`` when the sync failed, or the file does not hold what the
+    ///   API holds.
     func loadOnline(_ viewModel: MahsulotlarViewModel) async throws {
         Console.heading("Online: yuklash()")
         let before = remote.network.requests
         await viewModel.yuklash()
-        try mirrorFailures.check(Self.fileName)
+        if let error = products.lastSyncError {
+            throw StoryFailure(
+                "The online sync failed, so \(files.localName) is not the API's copy: \(error)")
+        }
         show(viewModel)
         for mahsulot in viewModel.mahsulotlar { print("  " + describe(mahsulot)) }
+        let onDevice = try await products.local.fetch(MahsulotlarViewModel.query)
+        let onAPI = try await remote.direct.fetch(MahsulotlarViewModel.query)
+        guard onDevice == onAPI, viewModel.mahsulotlar == onDevice else {
+            throw StoryFailure(
+                "After the sync \(files.localName) holds \(onDevice.count) products and the screen "
+                    + "\(viewModel.mahsulotlar.count), but the API holds \(onAPI.count), or other copies")
+        }
         let answered = remote.network.requests - before
         print(
-            "The API answered \(viewModel.mahsulotlar.count) products (\(requests(answered))); "
-                + "the mirror \(Self.fileName) holds \(try await products.local.count()).")
+            "The API answered \(Console.counted(onAPI.count, "product")) "
+                + "(\(Console.counted(answered, "request"))); \(files.localName) holds the same \(onDevice.count)."
+        )
     }
 
-    /// (b) Offline: the view model gets the same products; the stack's stream says they are
-    /// the local store's.
+    /// (b) Offline: the sync fails, and the view model shows the device's products without
+    /// an error (the article's step 3); the snapshot says how old they are.
+    ///
+    /// - Throws: ``StoryFailure`` when the screen lost the products.
     private func loadOffline(_ viewModel: MahsulotlarViewModel) async throws {
         Console.heading("Offline: yuklash() again")
         remote.network.goOffline()
         let refused = remote.network.refused
+        let shown = viewModel.mahsulotlar
         await viewModel.yuklash()
         show(viewModel)
-        print("The API refused \(requests(remote.network.refused - refused)); the view model cannot tell.")
-        print("The stack can: valuesAll() tags each answer with its origin.")
-        do {
-            for try await answer in products.valuesAll() {
-                let age = answer.age.map { " (refreshed \(Console.format($0)) ago)" } ?? ""
-                let names = answer.value.map(\.nomi).joined(separator: ", ")
-                print("  origin \(answer.origin): \(answer.value.count) products, \(names)\(age)")
-            }
-        } catch let error as RepositoryError {
-            print("  then the API threw \(error.code), so the local products are what the screen shows.")
-        }
-        try mirrorFailures.check(Self.fileName)
-    }
-
-    /// (c) Offline, a save fails with a typed error and writes nothing anywhere.
-    ///
-    /// - Throws: ``StoryFailure`` when the save goes through or leaves a trace.
-    func saveOffline() async throws {
-        Console.heading("Offline: save a new price")
-        guard let before = try await products.local.fetch(id: 1) else {
+        guard viewModel.mahsulotlar == shown, viewModel.xatoXabari == nil else {
             throw StoryFailure(
-                "\(Self.fileName) has no product 1 to change: the online load did not mirror it")
-        }
-        let localCount = try await products.local.count()
-        let serverCount = try await remote.server?.count()
-        var changed = before
-        changed.narxi += 500
-        do {
-            try await products.save(changed)
-            throw StoryFailure(
-                "save(\(changed.nomi) at \(price(changed))) went through, which an offline API should not allow"
-            )
-        } catch let error as RepositoryError where error.code == .unavailable {
-            print("save(\(changed.nomi) at \(price(changed))) threw RepositoryError.\(error.code):")
-            print("  \(error)")
-        }
-        try await verifyNothingHalfWritten(before, localCount: localCount, serverCount: serverCount)
-    }
-
-    /// Checks that a failed save of a change to `before` left both tiers as they were: the
-    /// same copy and `localCount` products in the file, and (with the simulated API) the
-    /// same copy and `serverCount` products on the server.
-    ///
-    /// - Throws: ``StoryFailure`` naming the tier that changed.
-    func verifyNothingHalfWritten(_ before: Mahsulot, localCount: Int, serverCount: Int?) async throws {
-        let local = try await products.local.fetch(id: before.id)
-        let count = try await products.local.count()
-        guard local == before, count == localCount else {
-            throw StoryFailure(
-                "The failed save changed \(Self.fileName): it has \(local.map(price) ?? "no copy") for "
-                    + "\(before.nomi) and \(count) products, not \(price(before)) and \(localCount)")
+                "Offline, the screen shows \(viewModel.mahsulotlar.count) products and the error "
+                    + "\(viewModel.xatoXabari ?? "nil"), not the \(shown.count) the device holds")
         }
         print(
-            "Nothing half-written: the local store has \(price(before)) for \(before.nomi), \(count) products."
-        )
-        guard let server = remote.server, let serverCount else { return }
-        let stored = try await server.fetch(id: before.id)
-        let storedCount = try await server.count()
-        guard stored == before, storedCount == serverCount else {
+            "The API refused \(Console.counted(remote.network.refused - refused, "request")); "
+                + "the screen shows the device's products, without an error.")
+        let snapshot = try await products.currentSnapshot(MahsulotlarViewModel.query)
+        let age = snapshot.age().map { "synced \(Console.format(.seconds($0))) ago" } ?? "never synced"
+        print(
+            "The snapshot says more: \(Console.counted(snapshot.entities.count, "product")), \(age), "
+                + "last sync error: \(snapshot.lastSyncError.map { "\($0.code)" } ?? "none").")
+    }
+
+    /// (c) Offline, a save of a new price returns at once: the device has it, the outbox
+    /// keeps it, the API does not have it yet, and the screen shows one change waiting.
+    ///
+    /// - Returns: the product as saved.
+    /// - Throws: ``StoryFailure`` when the save failed or any of those is not so.
+    func saveOffline(_ viewModel: MahsulotlarViewModel) async throws -> Mahsulot {
+        Console.heading("Offline: saqlash() a new price")
+        guard var changed = try await products.local.fetch(id: 1) else {
             throw StoryFailure(
-                "The failed save changed the API: it has \(stored.map(price) ?? "no copy") for \(before.nomi) "
-                    + "and \(storedCount) products, not \(price(before)) and \(serverCount)")
+                "\(files.localName) has no product 1 to change: the online load did not bring it")
         }
-        print("The API still has \(price(before)) for \(before.nomi), \(storedCount) products.")
+        let before = changed
+        changed.narxi += 500
+        guard await viewModel.saqlash(changed) else {
+            throw StoryFailure(
+                "saqlash(\(changed.nomi) at \(price(changed))) failed offline: \(viewModel.xatoXabari ?? "")")
+        }
+        print("saqlash(\(changed.nomi) at \(price(changed))) returned at once, with the network off.")
+        show(viewModel)
+        print("The screen's badge: \(Console.changesWaiting(viewModel.kutilayotganlar))")
+        try await verifyWaiting(changed, apiHas: before)
+        return changed
+    }
+
+    /// Checks that `changed` is on the device and waits in the outbox as its only change,
+    /// and that the API still has `apiHas`.
+    ///
+    /// - Throws: ``StoryFailure`` naming what is not so.
+    func verifyWaiting(_ changed: Mahsulot, apiHas before: Mahsulot) async throws {
+        let local = try await products.local.fetch(id: changed.id)
+        guard local == changed else {
+            throw StoryFailure(
+                "\(files.localName) has \(local.map(price) ?? "no copy") for \(changed.nomi), not \(price(changed))"
+            )
+        }
+        let waiting = try await products.outbox.changes()
+        guard waiting.count == 1, let change = waiting.first, change.id == changed.id,
+            case .save(let queued) = change.kind, queued == changed
+        else {
+            throw StoryFailure(
+                "\(files.outboxName) should hold the save of \(changed.nomi) alone; it holds \(waiting.count) changes"
+            )
+        }
+        print("\(files.outboxName): save #\(changed.id) \(changed.nomi) at \(price(queued)), waiting.")
+        let onAPI = try await remote.direct.fetch(id: changed.id)
+        guard onAPI == before else {
+            throw StoryFailure(
+                "The API has \(onAPI.map(price) ?? "no copy") for \(changed.nomi) while offline, not \(price(before))"
+            )
+        }
+        print("The API still has \(price(before)) for \(before.nomi).")
+    }
+
+    /// (d) The network returns; the sync the save started, retrying with backoff, sends the
+    /// change by itself (the story does not call `sync()`). Then the view model loads again.
+    ///
+    /// - Throws: ``StoryFailure`` when the change does not reach the API, or the screen
+    ///   still shows a change waiting.
+    private func sendWhenTheNetworkReturns(_ changed: Mahsulot, _ viewModel: MahsulotlarViewModel)
+        async throws
+    {
+        Console.heading("The network is back: the automatic sync")
+        remote.network.goOnline()
+        print("No sync() call: the sync the save started retries with backoff until the API answers.")
+        try await products.waitUntilSent()
+        try await verifyArrived(changed)
+        await viewModel.yuklash()
+        show(viewModel)
+        guard viewModel.kutilayotganlar == 0,
+            viewModel.mahsulotlar.first(where: { $0.id == changed.id }) == changed
+        else {
+            throw StoryFailure(
+                "After the sync the screen shows \(viewModel.kutilayotganlar) changes waiting, "
+                    + "or not \(price(changed)) for \(changed.nomi)")
+        }
+        print(
+            "The screen's badge: \(Console.changesWaiting(viewModel.kutilayotganlar)); \(changed.nomi) at \(price(changed))."
+        )
+    }
+
+    /// Checks that the API holds `changed` and the outbox is empty.
+    ///
+    /// - Throws: ``StoryFailure`` naming what is not so.
+    func verifyArrived(_ changed: Mahsulot) async throws {
+        let onAPI = try await remote.direct.fetch(id: changed.id)
+        guard onAPI == changed else {
+            throw StoryFailure(
+                "The API has \(onAPI.map(price) ?? "no copy") for \(changed.nomi), not the \(price(changed)) saved offline"
+            )
+        }
+        let waiting = try await products.outbox.changes()
+        guard waiting.isEmpty else {
+            throw StoryFailure(
+                "\(files.outboxName) still holds \(Console.counted(waiting.count, "change")): "
+                    + waiting.map { "#\($0.id) \($0.status)" }.joined(separator: ", "))
+        }
+        print(
+            "The change reached the API: it has \(price(changed)) for \(changed.nomi); \(files.outboxName) is empty."
+        )
     }
 
     private func show(_ viewModel: MahsulotlarViewModel) {
         print(
             "mahsulotlar: \(viewModel.mahsulotlar.count), yuklanmoqda: \(viewModel.yuklanmoqda), "
-                + "xatoXabari: \(viewModel.xatoXabari ?? "nil")")
+                + "xatoXabari: \(viewModel.xatoXabari ?? "nil"), kutilayotganlar: \(viewModel.kutilayotganlar)"
+        )
     }
 
     private func describe(_ mahsulot: Mahsulot) -> String {
@@ -161,10 +234,6 @@ import Repositories
         let amount = price(mahsulot)
         let padded = String(repeating: " ", count: max(0, 12 - amount.count)) + amount
         return "#\(mahsulot.id) \(name) \(padded)  \(mahsulot.tavsifi)"
-    }
-
-    private func requests(_ count: Int) -> String {
-        count == 1 ? "1 request" : "\(count) requests"
     }
 
     private func price(_ mahsulot: Mahsulot) -> String {

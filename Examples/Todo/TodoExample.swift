@@ -3,23 +3,24 @@
 // dates) behind a TodoRepositoryProtocol, its TodoViewModel resolved that protocol from a
 // container, and its tests handed the view model a MockTodoUserDefaultRepository.
 //
-// Here the protocol is the package's `Repository<Todo, UUID>` and the store a
-// `FileRepository<Todo>` journal (todos.journal): every add, toggle, rename and delete is on
-// disk when it returns, and the list survives closing and reopening the store. The view
-// model sees only `any Repository<Todo, UUID>`, so its tests (Tests/TodoTests) hand it a spy
-// or an `AnyRepository`, and the conformance suite checks the real store with this entity.
+// Here the protocol is the package's `Repository<Todo, UUID>`, and the view model sees only
+// `any Repository<Todo, UUID>`, so its tests (Tests/TodoTests) hand it a spy or an
+// `AnyRepository`, and the conformance suite checks the real store with this entity.
 //
-// The data layer, and why it is not a `fallback(to:)` or `writeThrough(to:)` stack: a todo
-// app is local-first. `api.fallback(to: file)` sends every write to the API first, so adding
-// a todo offline would fail; `file.writeThrough(to: api)` needs the API to take each write
-// too, and makes the API a cache, which it must never be (a failed PUT would be answered
-// with a DELETE of the server's copy, and the stack stops the program). So the file is the source of truth and the view model's
-// only store, and the API (the simulated one, or `--api URL`) keeps a backup of this
-// device's list: `TodoSync` pushes the list to it in two or three calls (read the API's
-// todos, save the device's as one batch, delete those the device deleted), making the API
-// hold exactly this device's todos. It is a backup, not a sync between devices: a second
-// device pushing to the same API would delete this one's todos. Under `--offline` every edit
-// still works and the push is postponed, losing nothing.
+// The data layer is offline-first, because a todo list must take every edit whether the
+// network is there or not: `api.offlineFirst(local: FileRepository<Todo>, outbox:
+// Outbox<Todo>, conflicts: .lastWriterWins)` (TodoDevice). Every add, toggle, rename and
+// delete is in todos.journal and queued in todos.outbox when it returns, and `sync()` sends
+// the queued changes to the API (the simulated one, or `--api URL`) in order, then brings
+// the API's list back. `api.fallback(to: file)` would refuse each edit offline, and
+// `file.writeThrough(to: api)` would need the API for each one.
+//
+// The run adds four todos and syncs; the network drops; it toggles, renames and deletes
+// (three changes wait in the outbox); it restarts, closing both files and opening them
+// again (the list and the three changes are still there); the network returns and one
+// sync brings the changes to the API, which the story checks against the device, with the
+// outbox empty. Under `--offline` the network is off from the start, so all the edits wait
+// until it returns after the restart.
 //
 // Run: swift run Todo [--offline] [--api URL] [--data-dir PATH]
 import ExampleSupport
@@ -29,7 +30,8 @@ import ExampleSupport
     static func main() async {
         await ExampleCommand.run(
             example: "Todo",
-            dataDirectoryHelp: "keep todos.journal in PATH between runs (default: a temporary directory)"
+            dataDirectoryHelp:
+                "keep todos.journal and todos.outbox in PATH between runs (default: a temporary directory)"
         ) { options in
             try await TodoStory.run(options: options)
         }

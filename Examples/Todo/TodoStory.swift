@@ -2,16 +2,21 @@ import ExampleSupport
 import Foundation
 import Repositories
 
-/// The run: a screen adds, toggles, renames and deletes todos through ``TodoViewModel``, lists
-/// the open ones with a query, pushes the list to the API, then the store is closed and
-/// reopened to show that the todos survived.
+/// The run: a screen adds todos through ``TodoViewModel`` and they are synced; the network
+/// drops and the screen toggles, renames and deletes, each change waiting in the outbox; the
+/// app restarts (the files closed and opened again) with the changes still waiting; the
+/// network returns and one sync brings them to the API. Each claim is checked before it is
+/// printed.
 @MainActor
 struct TodoStory {
     /// The texts the run adds, in order.
     static let texts = ["Buy milk", "Write the report", "Call the plumber", "Water the plants"]
 
+    /// The simulated API (or `--api URL`), behind its network switch.
     let remote: ExampleRemote<Todo>
-    let journal: URL
+    /// Where the device keeps its files.
+    let directory: URL
+    /// The directory, as the output names it.
     let place: String
 
     /// Runs the story in the workspace `options` ask for; removes a temporary workspace
@@ -20,43 +25,65 @@ struct TodoStory {
         let workspace = try ExampleWorkspace(options: options, example: "Todo")
         let story = TodoStory(
             remote: ExampleRemote(options: options, resource: "todos", seed: []),
-            journal: workspace.file("todos.journal"),
+            directory: workspace.directory,
             place: workspace.isTemporary ? "a temporary directory" : workspace.directory.path)
         do {
             try await story.tell()
         } catch {
-            print("The store is kept for inspection at \(story.journal.path)")
+            print("The files are kept for inspection in \(story.directory.path)")
             throw error
         }
         try workspace.close()
         if workspace.isTemporary {
-            print("\nRemoved the temporary directory; pass --data-dir PATH to keep todos.journal")
+            print(
+                "\nRemoved the temporary directory; pass --data-dir PATH to keep todos.journal and todos.outbox"
+            )
         } else {
             print(
-                "\ntodos.journal is kept in \(workspace.directory.path); run again to see the todos reopened")
+                "\ntodos.journal and todos.outbox are kept in \(workspace.directory.path); run again to see them reopened"
+            )
         }
     }
 
-    private func tell() async throws {
+    /// Prints the whole story.
+    func tell() async throws {
         let network = remote.network.isOnline ? "" : " (offline)"
         print(
-            "Todo: todos.journal (a FileRepository) in \(place) holds the list; \(remote.origin)\(network) gets a copy"
-        )
-        let store = try await FileRepository<Todo>(fileURL: journal)
-        let model = TodoViewModel(repository: store)
+            "Todo: todos.journal holds the list and todos.outbox the changes not sent yet, in \(place); "
+                + "\(remote.origin)\(network) is where they go")
+        let device = try await TodoDevice(in: directory, api: remote.repository)
+        let model = TodoViewModel(repository: device.todos)
+        try await launch(device, model)
+        let added = try await add(device, model)
+        let names = Dictionary(uniqueKeysWithValues: added.map { ($0.id, $0.todo) })
+        try await editOffline(device, model, added, names: names)
+        try await list(model)
+        let reopened = try await restart(device, screen: model, names: names)
+        try await syncWhenTheNetworkReturns(reopened.device, reopened.model)
+        try await reopened.device.close()
+    }
+
+    /// Opens the device's files and syncs, as an app does at launch.
+    private func launch(_ device: TodoDevice, _ model: TodoViewModel) async throws {
+        Console.heading("Launch")
         await model.fetchTodo()
         try check(model)
         let earlier = model.fetchedTodos.count
+        let waiting = try await device.files.outbox.changes().count
         print(
-            "Opened todos.journal: \(earlier == 0 ? "no todos yet" : "\(earlier) todos from an earlier run")")
-
-        try await edit(model)
-        try await list(model)
-        try await sync(store, count: model.fetchedTodos.count)
-        try await reopen(store, screen: model)
+            "Opened todos.journal and todos.outbox: "
+                + (earlier == 0 ? "no todos yet" : "\(Console.counted(earlier, "todo")) from an earlier run")
+                + ", \(Console.changesWaiting(waiting))")
+        guard try await sync(device, model) else { return }
+        let count = try await verifySynced(device)
+        var line =
+            "Synced with \(remote.origin): it holds \(Console.counted(count, "todo")), and so does this device"
+        if earlier > count, remote.server != nil { line += " (the simulated API starts empty on every run)" }
+        print(line)
     }
 
-    private func edit(_ model: TodoViewModel) async throws {
+    /// Adds the todos, then syncs them when the network is there.
+    private func add(_ device: TodoDevice, _ model: TodoViewModel) async throws -> [Todo] {
         Console.heading("Adding todos")
         var added: [Todo] = []
         for text in Self.texts {
@@ -66,9 +93,35 @@ struct TodoStory {
             added.append(todo)
             print("+ \(todo.todo)")
         }
-        print("\(added.count) todos added, each on disk when its save returned")
+        let waiting = try await device.files.outbox.changes().count
+        print(
+            "\(Console.counted(added.count, "todo")) added, each on disk when its save returned; \(Console.changesWaiting(waiting))"
+        )
+        if try await sync(device, model) {
+            let count = try await verifySynced(device)
+            print(
+                "Synced: the API holds \(Console.counted(count, "todo")), the same as this device; no changes waiting"
+            )
+        }
+        return added
+    }
 
-        Console.heading("Toggle, rename, delete")
+    /// With the network off: toggles, renames and deletes. Each change returns at once and
+    /// waits in the outbox; a sync is postponed, and the API still has what it had.
+    ///
+    /// - Throws: ``StoryFailure`` when a change failed, the outbox does not hold the changes
+    ///   made, or the API changed.
+    private func editOffline(
+        _ device: TodoDevice, _ model: TodoViewModel, _ added: [Todo], names: [UUID: String]
+    ) async throws {
+        Console.heading("Offline: toggle, rename, delete")
+        if remote.network.isOnline {
+            remote.network.goOffline()
+            print("The network drops.")
+        } else {
+            print("The network is still off.")
+        }
+        let onAPI = try await remote.direct.fetchAll()
         await model.toggleTodo(added[0])
         try check(model)
         print("done:    \(added[0].todo)")
@@ -78,6 +131,21 @@ struct TodoStory {
         await model.deleteTodo(added[2])
         try check(model)
         print("deleted: \(added[2].todo)")
+
+        let waiting = try await device.files.outbox.changes()
+        let edited = Set(added.prefix(3).map(\.id))
+        guard edited.isSubset(of: Set(waiting.map(\.id))) else {
+            throw StoryFailure("todos.outbox lacks a change made offline: it holds \(waiting.count) changes")
+        }
+        print("\(Console.changesWaiting(waiting.count)) in todos.outbox:")
+        for change in waiting { print("  " + describe(change, names: names)) }
+        guard !(try await sync(device, model)) else {
+            throw StoryFailure("a sync went through with the network off")
+        }
+        guard try await Set(remote.direct.fetchAll()) == Set(onAPI) else {
+            throw StoryFailure("the API changed while the network was off")
+        }
+        print("The API still has what it had: \(Console.counted(onAPI.count, "todo"))")
     }
 
     private func list(_ model: TodoViewModel) async throws {
@@ -94,24 +162,19 @@ struct TodoStory {
         try check(model)
     }
 
-    private func sync(_ store: FileRepository<Todo>, count: Int) async throws {
-        Console.heading("Sync to \(remote.origin)")
-        do {
-            let outcome = try await TodoSync(device: store, api: remote.repository).push()
-            var line = "Pushed \(outcome.pushed) todos (\(outcome.removed) deleted there)"
-            if let server = remote.server { line += "; the API now holds \(try await server.count())" }
-            print(line + " in \(remote.network.requests) requests")
-        } catch let error as RepositoryError {
-            // A todo app keeps working whatever the API says: the device's list is the truth.
-            print(error.code == .unavailable ? "Sync postponed: \(error.reason)" : "Sync failed: \(error)")
-            print("The \(count) todos stay in todos.journal; the next sync sends them all")
-        }
-    }
-
-    private func reopen(_ store: FileRepository<Todo>, screen: TodoViewModel) async throws {
-        Console.heading("Closing and reopening todos.journal")
+    /// Closes the device's files, shows that the old screen's store refuses a save, and
+    /// opens the files again: the list and the waiting changes are as they were.
+    ///
+    /// - Returns: the reopened device and a new screen over it.
+    /// - Throws: ``StoryFailure`` when the closed store took a save, or the reopened files
+    ///   hold another list or other changes.
+    private func restart(
+        _ device: TodoDevice, screen: TodoViewModel, names: [UUID: String]
+    ) async throws -> (device: TodoDevice, model: TodoViewModel) {
+        Console.heading("Restart: closing and reopening todos.journal and todos.outbox")
         let shown = screen.fetchedTodos
-        try await store.close()
+        let waiting = try await device.files.outbox.changes()
+        try await device.close()
         let swept = await screen.addTodo("Sweep the floor")
         guard swept == nil, let refused = screen.errorMessage else {
             throw StoryFailure("a closed store accepted a save: \"Sweep the floor\" was added")
@@ -120,10 +183,12 @@ struct TodoStory {
         guard screen.fetchedTodos == shown else {
             throw StoryFailure("the refused save changed the old screen's list")
         }
-        print("and its list still holds \(screen.fetchedTodos.count) todos")
+        print("and its list still holds \(Console.counted(screen.fetchedTodos.count, "todo"))")
 
-        let (reopened, opening) = try await Console.timed { try await FileRepository<Todo>(fileURL: journal) }
-        let model = TodoViewModel(repository: reopened)
+        let (reopened, opening) = try await Console.timed {
+            try await TodoDevice(in: directory, api: remote.repository)
+        }
+        let model = TodoViewModel(repository: reopened.todos)
         await model.fetchTodo()
         try check(model)
         guard model.fetchedTodos == shown else {
@@ -131,9 +196,85 @@ struct TodoStory {
                 "reopened todos.journal holds \(model.fetchedTodos.map(\.line)), "
                     + "but the screen showed \(shown.map(\.line)) before closing")
         }
-        print("Reopened in \(Console.format(opening)): \(model.fetchedTodos.count) todos survived")
+        let stillWaiting = try await reopened.files.outbox.changes()
+        guard stillWaiting.map(\.id) == waiting.map(\.id) else {
+            throw StoryFailure(
+                "reopened todos.outbox holds \(stillWaiting.count) changes, not the \(waiting.count) made before"
+            )
+        }
+        print(
+            "Reopened in \(Console.format(opening)): \(Console.counted(model.fetchedTodos.count, "todo")) survived, "
+                + "and so did the \(Console.changesWaiting(stillWaiting.count))")
         for todo in model.fetchedTodos { print(todo.line) }
-        try await reopened.close()
+        return (reopened, model)
+    }
+
+    /// Brings the network back and syncs once: the changes made offline, kept across the
+    /// restart, reach the API.
+    ///
+    /// - Throws: ``StoryFailure`` when the sync fails, the API does not hold this device's
+    ///   list, or a change still waits.
+    private func syncWhenTheNetworkReturns(_ device: TodoDevice, _ model: TodoViewModel) async throws {
+        Console.heading("The network is back: sync()")
+        remote.network.goOnline()
+        let waiting = try await device.files.outbox.changes().count
+        guard try await sync(device, model) else {
+            throw StoryFailure("the sync failed with the network back")
+        }
+        let count = try await verifySynced(device)
+        guard model.fetchedTodos.count == count else {
+            throw StoryFailure(
+                "the screen shows \(model.fetchedTodos.count) todos after the sync, the API \(count)")
+        }
+        print(
+            "Sent the \(Console.changesWaiting(waiting)); the API holds \(Console.counted(count, "todo")), "
+                + "the same as this device; todos.outbox is empty")
+        for todo in try await remote.direct.fetch(TodoFilter.all.query) { print("  API: \(todo.line)") }
+    }
+
+    /// Syncs and shows the list again.
+    ///
+    /// - Returns: `true` when the sync went through; `false`, saying so, when the API cannot
+    ///   be reached (the changes stay in the outbox for the next sync).
+    /// - Throws: any other error of the sync.
+    private func sync(_ device: TodoDevice, _ model: TodoViewModel) async throws -> Bool {
+        do {
+            try await device.todos.sync()
+        } catch let error as RepositoryError where error.code == .unavailable {
+            print("Sync postponed: \(error.reason)")
+            return false
+        }
+        await model.fetchTodo()
+        try check(model)
+        return true
+    }
+
+    /// Checks that the API holds exactly this device's todos and nothing waits.
+    ///
+    /// - Returns: how many todos both hold.
+    /// - Throws: ``StoryFailure`` naming the difference.
+    func verifySynced(_ device: TodoDevice) async throws -> Int {
+        let onDevice = try await device.files.local.fetch(TodoFilter.all.query)
+        let onAPI = try await remote.direct.fetch(TodoFilter.all.query)
+        guard onAPI == onDevice else {
+            throw StoryFailure(
+                "after the sync the API holds \(onAPI.map(\.line)), but this device \(onDevice.map(\.line))")
+        }
+        let waiting = try await device.files.outbox.changes()
+        guard waiting.isEmpty else {
+            throw StoryFailure(
+                "after the sync todos.outbox still holds \(Console.counted(waiting.count, "change")): "
+                    + waiting.map { "\($0.status)" }.joined(separator: "; "))
+        }
+        return onAPI.count
+    }
+
+    /// A waiting change as a line: `save   [x] Buy milk`, `delete Call the plumber`.
+    private func describe(_ change: PendingChange<Todo>, names: [UUID: String]) -> String {
+        switch change.kind {
+        case .save(let todo): return "save   \(todo.line)"
+        case .delete: return "delete \(change.base?.todo ?? names[change.id] ?? change.id.uuidString)"
+        }
     }
 
     /// Stops the story when the view model reports an error it should not have.

@@ -19,6 +19,17 @@ import Testing
         #expect(Console.format(duration) == text)
     }
 
+    @Test(arguments: [(0, "0 changes"), (1, "1 change"), (3, "3 changes"), (1_200, "1,200 changes")])
+    func countsWithTheNounInThePluralUnlessOne(count: Int, text: String) {
+        #expect(Console.counted(count, "change") == text)
+    }
+
+    @Test func saysHowManyChangesWait() {
+        #expect(Console.changesWaiting(0) == "no changes waiting")
+        #expect(Console.changesWaiting(1) == "1 change waiting")
+        #expect(Console.changesWaiting(3) == "3 changes waiting")
+    }
+
     @Test func rendersTheBarInProportion() {
         let bar = ProgressBar(label: "Import", total: 45_716, redraws: false)
         #expect(bar.render(0) == "Import [..............................]   0%  0 / 45,716")

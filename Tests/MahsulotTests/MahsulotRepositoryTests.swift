@@ -7,92 +7,112 @@ import Testing
 
 @testable import Mahsulot
 
-/// The example's real stack: the switched API over a `FileRepository` in a temporary
-/// directory.
+/// The example's real stack: the switched API, and the device's journal and outbox in a
+/// temporary directory.
 @Suite struct MahsulotRepositoryTests {
     private let directory: TemporaryDirectory
-    private let fileURL: URL
     private let server = InMemoryRepository(Mahsulot.namunalar)
     private let network = NetworkSwitch()
     private let api: SwitchedRepository<InMemoryRepository<Mahsulot>>
-    private let mirrorFailures = MirrorFailures()
+    private let newPrice: Mahsulot = {
+        var changed = Mahsulot.namunalar[0]
+        changed.narxi = 4_500
+        return changed
+    }()
 
     init() throws {
         directory = try TemporaryDirectory()
-        fileURL = directory.file("mahsulotlar.journal")
         api = SwitchedRepository(server, network: network, name: "The test API")
     }
 
-    @Test func anOnlineLoadMirrorsEveryProductIntoTheFile() async throws {
-        let products = try await MahsulotRepository.make(
-            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
-        #expect(try await products.fetchAll() == Mahsulot.namunalar)
-        #expect(try await products.local.fetchAll() == Mahsulot.namunalar)
-        #expect(mirrorFailures.all.isEmpty)
-        try await products.local.close()
+    private func openFiles() async throws -> DeviceFiles<Mahsulot> {
+        try await DeviceFiles(in: directory.url, name: "mahsulotlar")
     }
 
-    @Test func aFailingFileIsReportedAndTheAPIsAnswerStillReturned() async throws {
-        let products = try await MahsulotRepository.make(
-            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
-        try await products.local.close()
+    @Test func anOnlineSyncBringsEveryProductIntoTheFile() async throws {
+        let files = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: files, automaticSync: nil)
 
-        #expect(try await products.fetchAll() == Mahsulot.namunalar)
+        try await products.sync()
 
-        let failures = mirrorFailures.all
-        #expect(!failures.isEmpty)
-        #expect(failures.allSatisfy { $0.operation == .fetchAll })
-        #expect(throws: StoryFailure.self) { try mirrorFailures.check("mahsulotlar.journal") }
+        #expect(try await files.local.fetch(Query<Mahsulot>().sorted(by: \.id)) == Mahsulot.namunalar)
+        #expect(try await files.outbox.changes().isEmpty)
+        try await files.close()
     }
 
-    @Test func anOfflineSaveThrowsUnavailableAndChangesNeitherTier() async throws {
-        let products = try await MahsulotRepository.make(
-            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
-        _ = try await products.fetchAll()
+    @Test func anOfflineSaveReturnsIsReadAtOnceAndWaitsInTheOutbox() async throws {
+        let files = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: files, automaticSync: nil)
+        try await products.sync()
         network.goOffline()
-        var changed = Mahsulot.namunalar[0]
-        changed.narxi = 4_500
-        let added = Mahsulot(id: 6, nomi: "Olma", narxi: 9_000, tavsifi: "1 kg")
 
-        await #expect {
-            try await products.save(changed)
-        } throws: { error in
-            (error as? RepositoryError)?.code == .unavailable
-        }
-        await #expect {
-            try await products.save(contentsOf: [changed, added])
-        } throws: { error in
-            (error as? RepositoryError)?.code == .unavailable
-        }
+        try await products.save(newPrice)
 
-        #expect(try await products.local.fetchAll() == Mahsulot.namunalar)
-        #expect(try await server.fetchAll() == Mahsulot.namunalar)
-        try await products.local.close()
-        let reopened = try await FileRepository<Mahsulot>(fileURL: fileURL)
-        #expect(try await reopened.fetchAll() == Mahsulot.namunalar)
+        #expect(try await products.fetch(id: 1) == newPrice)
+        let waiting = try await files.outbox.changes()
+        #expect(waiting.map(\.id) == [1])
+        #expect(waiting.first?.base == Mahsulot.namunalar[0])
+        #expect(try await server.fetch(id: 1) == Mahsulot.namunalar[0])
+        #expect(network.refused == 0, "a save does not wait for the network")
+        try await files.close()
+    }
+
+    @Test func theAutomaticSyncSendsAnOfflineSaveOnceTheNetworkIsBack() async throws {
+        let files = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: files)
+        try await products.sync()
+        network.goOffline()
+        try await products.save(newPrice)
+
+        network.goOnline()
+        try await products.waitUntilSent()
+
+        #expect(try await server.fetch(id: 1) == newPrice)
+        #expect(try await files.outbox.changes().isEmpty)
+        products.stopAutomaticSync()
+        try await products.sync()  // waits for an automatic sync still pulling
+        try await files.close()
+    }
+
+    @Test func aSaveMadeOfflineSurvivesARestartAndGoesOutWithTheNextSync() async throws {
+        let files = try await openFiles()
+        try await MahsulotRepository.make(remote: api, files: files, automaticSync: nil).sync()
+        network.goOffline()
+        try await MahsulotRepository.make(remote: api, files: files, automaticSync: nil).save(newPrice)
+        try await files.close()
+
+        let reopened = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: reopened, automaticSync: nil)
+        #expect(try await products.fetch(id: 1) == newPrice)
+        network.goOnline()
+        try await products.sync()
+
+        #expect(try await server.fetch(id: 1) == newPrice)
+        #expect(try await reopened.outbox.changes().isEmpty)
         try await reopened.close()
     }
 
-    @Test func aReopenedFileServesTheSameProductsOfflineMarkedAsLocal() async throws {
-        let online = try await MahsulotRepository.make(
-            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
-        _ = try await online.fetchAll()
-        try await online.local.close()
-
+    @Test func waitingForAChangeThatCannotGoOutGivesUpWithAStoryFailure() async throws {
+        let files = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: files, automaticSync: nil)
         network.goOffline()
-        let offline = try await MahsulotRepository.make(
-            remote: api, fileURL: fileURL, onTierFailure: mirrorFailures.record)
-        #expect(try await offline.fetchAll() == Mahsulot.namunalar)
+        try await products.save(newPrice)
 
-        var answers: [Sourced<[Mahsulot]>] = []
-        await #expect {
-            for try await answer in offline.valuesAll() { answers.append(answer) }
-        } throws: { error in
-            (error as? RepositoryError)?.code == .unavailable
+        let failure = await #expect(throws: StoryFailure.self) {
+            try await products.waitUntilSent(limit: .milliseconds(50))
         }
-        #expect(answers.map(\.origin) == [.local])
-        #expect(answers.first?.value == Mahsulot.namunalar)
-        #expect(network.requests == 1)
-        try await offline.local.close()
+        #expect(failure?.description.contains("did not send the waiting changes") == true)
+        try await files.close()
+    }
+
+    @Test func waitingOnAClosedOutboxFailsWithAStoryFailureNamingIt() async throws {
+        let files = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: files, automaticSync: nil)
+        try await files.close()
+
+        let failure = await #expect(throws: StoryFailure.self) {
+            try await products.waitUntilSent(limit: .seconds(60))
+        }
+        #expect(failure?.description.contains("mahsulotlar.outbox can no longer be read") == true)
     }
 }

@@ -8,16 +8,27 @@ import Testing
 /// success that did not happen.
 @MainActor @Suite struct MahsulotStoryTests {
     private let workspace: ExampleWorkspace
+    private let newPrice: Mahsulot = {
+        var changed = Mahsulot.namunalar[0]
+        changed.narxi = 4_500
+        return changed
+    }()
 
     init() throws {
         workspace = try ExampleWorkspace(options: ExampleOptions(), example: "MahsulotTests")
     }
 
-    private func withStory(offline: Bool = false, _ body: (MahsulotStory) async throws -> Void) async throws {
+    /// Runs `body` with a story over a fresh workspace; `automaticSync: nil` unless told, so
+    /// the test decides when a change goes out.
+    private func withStory(
+        offline: Bool = false, automaticSync: AutomaticSync? = nil,
+        _ body: (MahsulotStory) async throws -> Void
+    ) async throws {
         var options = ExampleOptions()
         options.offline = offline
         try await withCleanup {
-            let story = try await MahsulotStory(options: options, workspace: workspace)
+            let story = try await MahsulotStory(
+                options: options, workspace: workspace, automaticSync: automaticSync)
             try await withCleanup {
                 try await body(story)
             } cleanup: {
@@ -28,70 +39,85 @@ import Testing
         }
     }
 
+    /// The story's stack after an online load and an offline save of the new price,
+    /// without a sync.
+    private func savedOffline(_ story: MahsulotStory) async throws {
+        try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
+        story.remote.network.goOffline()
+        try await story.products.save(newPrice)
+    }
+
     @Test(arguments: [false, true]) func theWholeStoryHoldsOnlineAndOffline(offline: Bool) async throws {
-        try await withStory(offline: offline) { story in
+        try await withStory(offline: offline, automaticSync: MahsulotRepository.automaticSync) { story in
             try await story.tell()
-            #expect(story.mirrorFailures.all.isEmpty)
-            #expect(try await story.products.local.fetchAll() == Mahsulot.namunalar)
+            let server = try #require(story.remote.server)
+            #expect(try await server.fetch(id: 1) == newPrice)
+            #expect(try await story.products.outbox.changes().isEmpty)
+            try await story.products.sync()  // waits for an automatic sync that may still be pulling
+            #expect(try await story.files.local.fetchAll().count == Mahsulot.namunalar.count)
+            #expect(try await story.files.local.fetch(id: 1) == newPrice)
         }
     }
 
-    @Test func aSaveThatGoesThroughStopsTheStory() async throws {
+    @Test func theChecksPassWhenTheChangeWaitsThenArrives() async throws {
         try await withStory { story in
             try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
-            // The network stays on, so the "offline" save is accepted.
-            await #expect(throws: StoryFailure.self) { try await story.saveOffline() }
+            story.remote.network.goOffline()
+            let saved = try await story.saveOffline(MahsulotlarViewModel(repository: story.products))
+            #expect(saved == newPrice)
+            story.remote.network.goOnline()
+            try await story.products.sync()
+            try await story.verifyArrived(newPrice)
         }
     }
 
-    @Test func aChangedLocalCopyStopsTheStory() async throws {
+    @Test func aSaveThatReachedTheAPIAlreadyStopsTheWaitingCheck() async throws {
         try await withStory { story in
-            try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
-            var changed = Mahsulot.namunalar[0]
-            changed.narxi = 4_500
-            try await story.products.local.save(changed)
-            await #expect(throws: StoryFailure.self) {
-                try await story.verifyNothingHalfWritten(Mahsulot.namunalar[0], localCount: 5, serverCount: 5)
+            try await savedOffline(story)
+            try await #require(story.remote.server).save(newPrice)
+            let failure = await #expect(throws: StoryFailure.self) {
+                try await story.verifyWaiting(newPrice, apiHas: Mahsulot.namunalar[0])
             }
+            #expect(failure?.description.contains("The API has 4,500 so'm for Non while offline") == true)
         }
     }
 
-    @Test func anExtraLocalProductStopsTheStory() async throws {
+    @Test func aChangeMissingFromTheOutboxStopsTheWaitingCheck() async throws {
         try await withStory { story in
             try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
-            try await story.products.local.save(Mahsulot(id: 6, nomi: "Olma", narxi: 9_000, tavsifi: "1 kg"))
-            await #expect(throws: StoryFailure.self) {
-                try await story.verifyNothingHalfWritten(Mahsulot.namunalar[0], localCount: 5, serverCount: 5)
+            try await story.files.local.save(newPrice)  // past the outbox
+            let failure = await #expect(throws: StoryFailure.self) {
+                try await story.verifyWaiting(newPrice, apiHas: Mahsulot.namunalar[0])
             }
+            #expect(
+                failure?.description.contains("mahsulotlar.outbox should hold the save of Non alone") == true)
         }
     }
 
-    @Test func aChangedServerCopyStopsTheStory() async throws {
+    @Test func aChangeThatDidNotReachTheAPIStopsTheArrivalCheck() async throws {
         try await withStory { story in
-            try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
-            var changed = Mahsulot.namunalar[0]
-            changed.narxi = 4_500
-            try await #require(story.remote.server).save(changed)
-            await #expect(throws: StoryFailure.self) {
-                try await story.verifyNothingHalfWritten(Mahsulot.namunalar[0], localCount: 5, serverCount: 5)
-            }
+            try await savedOffline(story)
+            let failure = await #expect(throws: StoryFailure.self) { try await story.verifyArrived(newPrice) }
+            #expect(failure?.description.contains("The API has 4,000 so'm for Non") == true)
         }
     }
 
-    @Test func untouchedTiersPassTheCheck() async throws {
+    @Test func aChangeStillInTheOutboxStopsTheArrivalCheck() async throws {
         try await withStory { story in
-            try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
-            try await story.verifyNothingHalfWritten(Mahsulot.namunalar[0], localCount: 5, serverCount: 5)
+            try await savedOffline(story)
+            try await #require(story.remote.server).save(newPrice)
+            let failure = await #expect(throws: StoryFailure.self) { try await story.verifyArrived(newPrice) }
+            #expect(failure?.description.contains("mahsulotlar.outbox still holds 1 change") == true)
         }
     }
 
-    @Test func aFileThatCannotMirrorStopsTheStory() async throws {
+    @Test func aFileThatCannotTakeTheSyncStopsTheStory() async throws {
         try await withStory { story in
-            try await story.products.local.close()
-            let error = await #expect(throws: StoryFailure.self) {
+            try await story.files.local.close()
+            let failure = await #expect(throws: StoryFailure.self) {
                 try await story.loadOnline(MahsulotlarViewModel(repository: story.products))
             }
-            #expect(error?.description.contains("mahsulotlar.journal") == true)
+            #expect(failure?.description.contains("The online sync failed") == true)
         }
     }
 }
