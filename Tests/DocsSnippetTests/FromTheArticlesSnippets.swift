@@ -22,6 +22,7 @@ enum FromTheArticlesSnippets {
     /// The article's remote source.
     protocol MahsulotAPIProtocol: Sendable {
         func mahsulotlarniYukla() async throws -> [Mahsulot]
+        func mahsulotniSaqlash(_ mahsulot: Mahsulot) async throws
     }
 
     /// The article's local source.
@@ -46,16 +47,24 @@ enum FromTheArticlesSnippets {
                 return lokal
             }
         }
+
+        func saqlash(_ mahsulot: Mahsulot) async throws {
+            try await remoteDataSource.mahsulotniSaqlash(mahsulot)
+            try await localDataSource.saqlash([mahsulot])
+        }
     }
 
     /// Stands in for the example's view model.
     @MainActor final class MahsulotlarViewModel {
-        init(repository: any Repository<Mahsulot, Int>) {}
+        init(repository: any SyncingRepository<Mahsulot, Int>) {}
     }
 
-    @MainActor static func mahsulot(api: HTTPRepository<Mahsulot>, mirrorURL: URL) async throws {
-        let mahsulotlar = api.fallback(to: try await FileRepository<Mahsulot>(fileURL: mirrorURL))
-        let viewModel = MahsulotlarViewModel(repository: mahsulotlar)
+    @MainActor static func mahsulot(api: HTTPRepository<Mahsulot>, directory: URL) async throws {
+        let journal = directory.appending(path: "mahsulotlar.journal")
+        let local = try await FileRepository<Mahsulot>(fileURL: journal)
+        let outbox = try await Outbox<Mahsulot>(fileURL: directory.appending(path: "mahsulotlar.outbox"))
+        let mahsulotlar = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+        let viewModel = MahsulotlarViewModel(repository: mahsulotlar)  // a SyncingRepository
         _ = viewModel
     }
 
@@ -128,9 +137,11 @@ enum FromTheArticlesSnippets {
         init(repository: any Repository<Todo, UUID>) {}
     }
 
-    static func todo(todosURL: URL) async throws {
-        let todos: any Repository<Todo, UUID> = try await FileRepository<Todo>(fileURL: todosURL)
-        let viewModel = TodoViewModel(repository: todos)
+    static func todo(api: HTTPRepository<Todo>, todosURL: URL, outboxURL: URL) async throws {
+        let todos = api.offlineFirst(
+            local: try await FileRepository<Todo>(fileURL: todosURL),
+            outbox: try await Outbox<Todo>(fileURL: outboxURL), conflicts: .lastWriterWins)
+        let viewModel = TodoViewModel(repository: todos)  // any Repository<Todo, UUID>
         let spy = SpyRepository(InMemoryRepository<Todo>())  // in the tests, instead of the mock
         _ = (viewModel, spy)
     }
