@@ -12,12 +12,11 @@ import Repositories
 /// (``MahsulotlarViewModel/yuklash()``).
 enum MahsulotRepository {
     /// When the stack syncs by itself: after every save, and after a failed try again with
-    /// backoff until the API answers. The waits are short (20 ms doubling, at most 250 ms)
-    /// so the story's change goes out a moment after the network returns; an app would
-    /// wait seconds. A thousand tries keep it going for minutes of being offline, and the
-    /// next save starts it again after that.
+    /// backoff until the API answers, however long that takes. The waits are short (20 ms
+    /// doubling, at most 250 ms) so the story's change goes out a moment after the network
+    /// returns; an app would wait seconds (the default grows to 10 s).
     static let automaticSync = AutomaticSync(
-        backoff: RetryPolicy(maxAttempts: 1_000, baseDelay: .milliseconds(20), maxDelay: .milliseconds(250)))
+        backoff: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(250)))
 
     /// The offline-first stack over `remote`, with the device's `files` beside it.
     ///

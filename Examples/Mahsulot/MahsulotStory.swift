@@ -114,7 +114,7 @@ import Repositories
         print(
             "The API refused \(Console.counted(remote.network.refused - refused, "request")); "
                 + "the screen shows the device's products, without an error.")
-        let snapshot = try await products.currentSnapshot(MahsulotlarViewModel.query)
+        let snapshot = try await products.snapshot(MahsulotlarViewModel.query)
         let age = snapshot.age().map { "synced \(Console.format(.seconds($0))) ago" } ?? "never synced"
         print(
             "The snapshot says more: \(Console.counted(snapshot.entities.count, "product")), \(age), "

@@ -56,7 +56,7 @@ import Repositories
         }
         if Task.isCancelled || syncError is CancellationError { return }
         do {
-            let snapshot = try await repository.currentSnapshot(Self.query)
+            let snapshot = try await repository.snapshot(Self.query)
             guard load == newestLoad else { return }
             show(snapshot)
             if let syncError, snapshot.entities.isEmpty || !Self.isUnreachable(syncError) {
@@ -85,7 +85,7 @@ import Repositories
         }
         xatoXabari = nil
         do {
-            show(try await repository.currentSnapshot(Self.query))
+            show(try await repository.snapshot(Self.query))
         } catch {
             xatoXabari = error.localizedDescription
         }

@@ -30,7 +30,7 @@ import Repositories
     /// Shows what the device holds now.
     func load() async {
         do {
-            let snapshot = try await repository.currentSnapshot(Self.query)
+            let snapshot = try await repository.snapshot(Self.query)
             items = snapshot.entities
             waiting = snapshot.pendingIDs.count
             errorMessage = nil

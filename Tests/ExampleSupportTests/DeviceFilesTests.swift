@@ -33,7 +33,7 @@ private func item(_ index: Int) -> ConformanceEntity { .make(index: index, revis
             local: files.local, outbox: files.outbox, conflicts: .lastWriterWins, automaticSync: nil)
 
         try await items.save(item(2))
-        let snapshot = try await items.currentSnapshot()
+        let snapshot = try await items.snapshot(Query())
         #expect(snapshot.entities.map(\.id) == [2])
         #expect(snapshot.pendingIDs == [2])
         try await files.close()

@@ -8,9 +8,12 @@ import Testing
 @Sendable func fileDevice(_ directory: URL) async throws -> SyncDeviceStores<
     FileRepository<ConformanceEntity>
 > {
+    // Other tests of this process start child processes; one being spawned holds copies of
+    // the descriptors until it execs, so a store reopened at that instant may wait a moment.
     let local = try await FileRepository<ConformanceEntity>(
-        fileURL: directory.appending(path: "entities.store"))
-    let outbox = try await Outbox<ConformanceEntity>(fileURL: directory.appending(path: "entities.outbox"))
+        fileURL: directory.appending(path: "entities.store"), options: .init(lockWait: .seconds(5)))
+    let outbox = try await Outbox<ConformanceEntity>(
+        fileURL: directory.appending(path: "entities.outbox"), lockWait: .seconds(5))
     return SyncDeviceStores(local: local, outbox: outbox) {
         try await local.close()
         try await outbox.close()

@@ -7,8 +7,10 @@
 /// ```
 ///
 /// A sync starts after every write. One that fails because the remote is unreachable or
-/// busy is tried again after the `backoff` policy's delays (up to its `maxAttempts` in all),
-/// so the changes go out soon after the remote answers again. With an `interval`, a sync
+/// busy is tried again after the `backoff` policy's delays, which grow to its `maxDelay`
+/// and stay there, for as long as it takes (its `maxAttempts` does not apply: the changes
+/// wait for the remote, however long it is away), so they go out within about `maxDelay`
+/// of the remote answering again. ``OfflineFirstRepository/stopAutomaticSync()`` ends it. With an `interval`, a sync
 /// also starts that long after the last one ended, which brings other devices' changes in.
 /// One sync runs at a time. All waiting is on `clock`, so tests drive it with a
 /// `ManualClock`.
@@ -16,7 +18,7 @@ public struct AutomaticSync: Sendable {
     /// How long after a sync ended the next one starts by itself; `nil`: only after writes
     /// and failures.
     public var interval: Duration?
-    /// The delays between tries after a transient failure, and how many tries in all.
+    /// The delays between tries after a transient failure; tries go on until one works.
     public var backoff: RetryPolicy
     let sleep: @Sendable (Duration) async throws -> Void
 

@@ -13,7 +13,9 @@ extension OfflineFirstRepository: SyncingRepository {
         let changes = outbox.pendingChanges()
         let task = Task {
             let forwarding = Task {
-                for await _ in changes { engine.updates.send(()) }
+                // The stream starts with the changes as they are: the first snapshot shows
+                // those already, so only later changes call for another.
+                for await _ in changes.dropFirst() { engine.updates.send(()) }
             }
             defer { forwarding.cancel() }
             do {
@@ -31,7 +33,13 @@ extension OfflineFirstRepository: SyncingRepository {
         return stream
     }
 
-    private func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity> {
+    /// What `query` selects now, with the pending and refused IDs, the time of the last
+    /// sync and its error: one snapshot, as ``values(_:)`` sends them.
+    ///
+    /// - Throws: a read of the local store or the outbox that failed, or
+    ///   ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
+    public func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity> {
+        try query.validate()
         try await prepared()
         let entities = try await local.fetch(query)
         let changes = try await outbox.changes()

@@ -94,8 +94,10 @@ where
     /// The error of the last sync that failed, or `nil` after one that worked.
     public var lastSyncError: RepositoryError? { engine.lastSyncError }
 
-    /// Stops syncing by itself (the interval loop ends; writes no longer start a sync), for
-    /// every copy of this repository; ``sync()`` still works when called.
+    /// Stops syncing by itself, for every copy of this repository: the interval loop ends, a
+    /// wait before the next try ends at once (an automatic sync under way is cancelled; its
+    /// changes stay pending), and writes no longer start a sync. ``sync()`` still works when
+    /// called.
     public func stopAutomaticSync() {
         engine.stop()
     }

@@ -10,6 +10,8 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         var automaticAgain = false
         var stopped = false
         var intervalLoop: Task<Void, Never>?
+        /// The task running automatic syncs and their backoff waits, while one runs.
+        var runner: Task<Void, Never>?
     }
 
     /// Held by a write from its outbox record to its local write, and by a pull while it
@@ -49,7 +51,8 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
 
     /// Starts `sync` in the background when automatic sync is on; while one runs, one more
     /// follows it, so a change made during a sync is sent too. A sync that fails because the
-    /// remote is unreachable or busy is tried again after the backoff's delays.
+    /// remote is unreachable or busy is tried again after the backoff's delays, for as long
+    /// as it takes, until one works or ``stop()``.
     func changed(sync: @escaping @Sendable () async throws -> Void) {
         updates.send(())
         guard let automatic else { return }
@@ -63,17 +66,19 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
             return true
         }
         guard start else { return }
-        Task {
+        let runner = Task {
             var failures = 0
             while true {
                 do {
                     try await sync()
                     failures = 0
-                } catch  where isTransientFailure(error) && failures + 1 < automatic.backoff.maxAttempts {
+                } catch  where isTransientFailure(error) {
+                    // The remote cannot be reached: try again after the backoff's delay, which
+                    // grows to its maxDelay and stays there, until a sync works or stop().
                     failures += 1
                     do {
                         try await automatic.sleep(jitter.delay(automatic.backoff, beforeRetry: failures))
-                        continue
+                        if !isStopped { continue }
                     } catch {
                         // Cancelled while waiting: stop retrying; the next write starts again.
                     }
@@ -83,7 +88,14 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
                 if !takeAnother() { return }
             }
         }
+        state.withLock { state in
+            // A runner that already ended has set automaticRunning back; keep no handle then.
+            if state.automaticRunning { state.runner = runner }
+        }
+        if isStopped { runner.cancel() }
     }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func isTransientFailure(_ error: any Error) -> Bool {
         RetryPolicy.isTransient(error) || (error as? RepositoryError)?.code == .circuitOpen
@@ -97,6 +109,7 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
                 return true
             }
             state.automaticRunning = false
+            state.runner = nil
             return false
         }
     }
@@ -119,13 +132,18 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// Stops syncing by itself: the interval loop ends and no automatic sync starts again.
+    /// Stops syncing by itself: the interval loop ends, a backoff wait ends at once (a sync
+    /// the runner had under way is cancelled), and no automatic sync starts again.
     func stop() {
-        let loop = state.withLock { state in
+        let (loop, runner) = state.withLock { state in
             state.stopped = true
-            defer { state.intervalLoop = nil }
-            return state.intervalLoop
+            defer {
+                state.intervalLoop = nil
+                state.runner = nil
+            }
+            return (state.intervalLoop, state.runner)
         }
         loop?.cancel()
+        runner?.cancel()
     }
 }

@@ -24,4 +24,10 @@ public protocol SyncingRepository<Entity, ID>: Repository where Entity: Codable,
     /// Snapshots of what `query` selects: now, then after every write, sync and change to
     /// the pending changes.
     func values(_ query: Query<Entity>) -> AsyncThrowingStream<OfflineSnapshot<Entity>, any Error>
+    /// What `query` selects now, with the pending and refused IDs: one snapshot.
+    func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity>
+    /// The error of the last sync that failed, or `nil` after one that worked.
+    var lastSyncError: RepositoryError? { get }
+    /// Stops syncing by itself; `sync()` still works when called.
+    func stopAutomaticSync()
 }

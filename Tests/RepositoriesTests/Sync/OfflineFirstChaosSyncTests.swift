@@ -44,9 +44,13 @@ import Testing
                 return remote
             },
             openDevice: { directory in
+                // Other tests of this process start child processes; one being spawned holds
+                // copies of the descriptors until it execs, so a store reopened at that
+                // instant may have to wait a moment for the lock.
                 let local = try await FileRepository<Item>(
-                    fileURL: directory.appending(path: "items.store"))
-                let outbox = try await Outbox<Item>(fileURL: directory.appending(path: "items.outbox"))
+                    fileURL: directory.appending(path: "items.store"), options: .init(lockWait: .seconds(5)))
+                let outbox = try await Outbox<Item>(
+                    fileURL: directory.appending(path: "items.outbox"), lockWait: .seconds(5))
                 return SyncDeviceStores(local: local, outbox: outbox) {
                     try await local.close()
                     try await outbox.close()

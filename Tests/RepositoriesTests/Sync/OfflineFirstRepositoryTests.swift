@@ -310,6 +310,69 @@ struct Device {
         #expect(try await remote.base.fetchAll() == [item(1)])
     }
 
+    @Test func anAutomaticSyncKeepsTryingPastTheBackoffsAttemptsUntilTheRemoteAnswers() async throws {
+        let remote = Remote()
+        remote.online = false
+        let clock = ManualClock()
+        let directory = try TemporaryDirectory()
+        let outbox = try await Outbox<Item>(fileURL: directory.file())
+        let notes = remote.offlineFirst(
+            local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
+            automaticSync: AutomaticSync(
+                backoff: RetryPolicy(
+                    maxAttempts: 2, baseDelay: .seconds(1), maxDelay: .seconds(4), jitter: .none),
+                clock: clock))
+        defer { notes.stopAutomaticSync() }
+
+        try await notes.save(item(1))
+        // Offline for six tries, three times the policy's attempts: the waits grow to 4 s.
+        for wait in [1, 2, 4, 4, 4] {
+            await clock.waitForSleepers(count: 1)
+            await clock.advance(by: .seconds(wait))
+        }
+        await clock.waitForSleepers(count: 1)
+        #expect(try await remote.base.fetchAll().isEmpty)
+        remote.online = true
+        await clock.advance(by: .seconds(4))
+        #expect(await eventually({ remote.writes.count == 1 }), "the try after the network returned sent it")
+        #expect(try await remote.base.fetchAll() == [item(1)])
+    }
+
+    @Test func stoppingAutomaticSyncDuringABackoffWaitSendsNothingMore() async throws {
+        let remote = Remote()
+        remote.online = false
+        let clock = ManualClock()
+        let directory = try TemporaryDirectory()
+        let outbox = try await Outbox<Item>(fileURL: directory.file())
+        let notes = remote.offlineFirst(
+            local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
+            automaticSync: AutomaticSync(
+                backoff: RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(1), jitter: .none),
+                clock: clock))
+
+        try await notes.save(item(1))
+        await clock.waitForSleepers(count: 1)
+        notes.stopAutomaticSync()
+        #expect(clock.sleeperCount == 0, "the backoff wait ended with the stop")
+        remote.online = true
+        await clock.advance(by: .seconds(1))
+        #expect(try await outbox.changes().map(\.id) == [1], "stopped: the change still waits")
+        try await notes.sync()
+        #expect(remote.writes.count == 1, "the explicit sync sent it")
+    }
+
+    @Test func aSnapshotStreamStartsWithOneSnapshotAndSendsTheNextAfterAWrite() async throws {
+        let remote = Remote()
+        let device = try await Device(remote)
+        var snapshots = device.notes.values(Query()).makeAsyncIterator()
+        let first = try #require(try await snapshots.next())
+        #expect(first.entities.isEmpty)
+        try await device.notes.save(item(1))
+        // Had the stream repeated its first snapshot, this one would still be empty.
+        let next = try #require(try await snapshots.next())
+        #expect(next.entities == [item(1)] && next.pendingIDs == [1])
+    }
+
     @Test func anIntervalBringsInWhatAnotherDeviceWrote() async throws {
         let remote = Remote()
         let clock = ManualClock()
