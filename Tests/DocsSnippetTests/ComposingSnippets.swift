@@ -179,17 +179,19 @@ import Testing
     /// The screen state of the Mahsulot recipe.
     enum ScreenState {
         case loading
-        case loaded([Mahsulot], stale: Bool)
+        case loaded([Mahsulot], waiting: Int)
     }
 
     /// Recipe: Mahsulot.
-    func mahsulotRecipe(api: HTTPRepository<Mahsulot>, url: URL) async throws -> ScreenState {
+    func mahsulotRecipe(api: HTTPRepository<Mahsulot>, url: URL, outboxURL: URL) async throws -> ScreenState {
         var state = ScreenState.loading
         let products = api.timeout(.seconds(10)).circuitBreaker(.default).retrying(.default)
-            .fallback(to: try await FileRepository<Mahsulot>(fileURL: url))
-        // The view model shows the cached list at once, then the fresh one:
-        for try await list in products.valuesAll() {
-            state = .loaded(list.value, stale: list.origin == .local)
+            .offlineFirst(
+                local: try await FileRepository<Mahsulot>(fileURL: url),
+                outbox: try await Outbox<Mahsulot>(fileURL: outboxURL), conflicts: .lastWriterWins)
+        // The view model shows the device's list and how many saves wait, after every change:
+        for try await snapshot in products.values(Query()) {
+            state = .loaded(snapshot.entities, waiting: snapshot.pendingIDs.count)
         }
         return state
     }
@@ -216,8 +218,12 @@ import Testing
     }
 
     /// Recipe: Todo.
-    func todoRecipe(url: URL) async throws -> any Repository<Todo, UUID> {
-        let todos: any Repository<Todo, UUID> = try await FileRepository<Todo>(fileURL: url).observed()
+    func todoRecipe(api: HTTPRepository<Todo>, url: URL, outboxURL: URL) async throws
+        -> any SyncingRepository<Todo, UUID>
+    {
+        let todos: any SyncingRepository<Todo, UUID> = api.offlineFirst(
+            local: try await FileRepository<Todo>(fileURL: url),
+            outbox: try await Outbox<Todo>(fileURL: outboxURL), conflicts: .lastWriterWins)
         return todos
     }
 
