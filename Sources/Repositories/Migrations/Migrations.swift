@@ -28,6 +28,7 @@ import Foundation
 ///     .upgrade(from: 1) { (old: TodoV1) in TodoV2(id: old.id, title: old.title, done: false) },
 ///     .upgrade(from: 2) { (old: TodoV2) in Todo(id: old.id, text: old.title, done: old.done) })
 /// migrations.currentVersion  // 3
+/// let todos = try await FileRepository<Todo>(fileURL: url, migrations: migrations)
 /// ```
 ///
 /// `Migrations()`, with no upgrades, is version 1: what every store assumes of data written
