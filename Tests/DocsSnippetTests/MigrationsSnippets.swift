@@ -82,6 +82,41 @@ import Testing
         return todos
     }
 
+    /// "List, export, restore".
+    func setAside(url: URL, exports: URL, migrations: Migrations<Todo>) async throws -> FileRepository<Todo> {
+        let todos = try await FileRepository<Todo>(
+            fileURL: url, options: .init(undecodableRecords: .setAside), migrations: migrations)
+        for record in try await todos.setAsideRecords() {
+            print(record.id ?? "?", record.version, record.error.localizedDescription)
+            try record.data.write(to: exports.appending(path: "todo-\(record.id ?? "unknown").json"))
+        }
+        // A later release, whose migrations read them:
+        for record in try await todos.setAsideRecords() {
+            try await todos.restoreSetAside(record)  // saved durably, then taken out of the side file
+        }
+        return todos
+    }
+
+    @Test func theSetAsideSnippetExportsAndRestoresWhatItCannotReadOnOpen() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("todos.store")
+        let old = try await FileRepository<TodoV1>(fileURL: url)
+        try await old.save(TodoV1(id: 7, title: "tea"))
+        try await old.close()
+        let refusing = try Migrations<Todo>(
+            .upgrade(from: 1) { (old: TodoV1) -> TodoV2 in throw RepositoryError.rejected("not yet") },
+            .upgrade(from: 2) { (old: TodoV2) in Todo(id: old.id, text: old.title, done: old.done) })
+        let first = try await FileRepository<Todo>(
+            fileURL: url, options: .init(undecodableRecords: .setAside), migrations: refusing)
+        #expect(first.setAsideRecordCount == 1)
+        try await first.close()
+
+        let todos = try await setAside(url: url, exports: directory.url, migrations: Self.migrations())
+        #expect(try await todos.fetchAll() == [Todo(id: 7, text: "tea", done: false)])
+        #expect(FileManager.default.fileExists(atPath: directory.file("todo-7.json").path))
+        try await todos.close()
+    }
+
     @Test func aVersionOneFileOpensUpgradedThroughTheGuidesChain() async throws {
         let directory = try TemporaryDirectory()
         let old = try await FileRepository<TodoV1>(fileURL: directory.file("todos.store"))

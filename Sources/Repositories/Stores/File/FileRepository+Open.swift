@@ -21,7 +21,6 @@ struct OpenedJournal<Entity: Identifiable & Sendable>: @unchecked Sendable where
 
 extension FileRepository {
     static var compactingSuffix: String { ".compacting" }
-    static var setAsideSuffix: String { ".undecodable.jsonl" }
 
     /// Opens, locks and replays the store at `path`, creating it when absent. Blocking.
     ///
@@ -66,7 +65,7 @@ extension FileRepository {
             path: path, decoder: options.makeDecoder(), policy: options.undecodableRecords,
             migrations: migrations)
         try replay.apply(scan.records)
-        if !replay.undecodable.isEmpty { try setAside(replay.undecodable, besides: path) }
+        if !replay.undecodable.isEmpty { try appendSetAside(replay.undecodable, besides: path) }
         let migrating = format == JournalFormat.unstampedFormat && migrations.currentVersion > 1
 
         if scan.tornTail {
@@ -125,25 +124,6 @@ extension FileRepository {
             .locked, reason: "Another process or instance holds the store", recovery: recovery, location: path
         )
     }
-
-    /// Appends the undecodable records to the side file, one JSON object a line, and
-    /// flushes it before the store opens without them.
-    private static func setAside(_ records: [UndecodableRecord], besides path: String) throws {
-        let sidePath = path + setAsideSuffix
-        if !JournalFile.exists(sidePath) { _ = try JournalFile.create(path: sidePath) }
-        let file = try JournalFile.open(path: sidePath)
-        var lines: [UInt8] = []
-        for record in records {
-            let line: [String: String] = [
-                "offset": String(record.offset), "error": record.reason,
-                "json": String(decoding: record.payload, as: UTF8.self), "version": String(record.version),
-            ]
-            lines += Array(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) + [0x0A]
-        }
-        try file.write(lines, at: try file.readAll().count)
-        try file.synchronize()
-        try JournalFile.synchronizeDirectory(of: sidePath)
-    }
 }
 
 /// A record opening could not decode, kept to be set aside.
@@ -153,6 +133,10 @@ struct UndecodableRecord {
     var reason: String
     /// The entity version that wrote it.
     var version: Int
+    /// The ID in its JSON, as text.
+    var idText: String
+    /// The ID, to drop the record when a later one replaces or deletes its entity.
+    var id: AnyHashable
 }
 
 /// Rebuilds the index from the journal's records, in order.
@@ -214,10 +198,12 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
                 // A delete is never set aside: skipping it would bring deleted entities back.
                 let ids = try decodeOrFail([Entity.ID].self, record.payload, at: record.offset)
                 for id in ids { index.remove(id) }
+                if !undecodable.isEmpty { forgetUndecodable(Set(ids.map { AnyHashable($0) })) }
                 totalRecords += ids.count
             case .clear:
                 pending.removeAll()
                 index.removeAll()
+                undecodable.removeAll()
                 totalRecords += 1
             }
         }
@@ -254,22 +240,21 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         // The error is not lost: each entity is decoded alone below, and the one that fails says why.
         if let entities = try? migrations.decodeArray(Data(array), writtenBy: version, using: decoder) {
             for entity in entities { index.upsert(entity) }
+            if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
             return
         }
         for entity in run {
             if let decoded = try decode(entity) {
                 index.upsert(decoded)
-            } else if let id = Self.id(in: entity.payload) {
-                // Set aside: an older version of the entity must not be served in its place.
-                index.remove(id)
-            } else {
-                throw RepositoryError.decodingFailed(
-                    record: Self.name(entity.payload, at: entity.offset), location: path,
-                    underlying: RepositoryError.rejected(
-                        "The record cannot be set aside safely: its ID cannot be read, so an older version of the entity could be served in its place"
-                    ))
+                if !undecodable.isEmpty { forgetUndecodable([AnyHashable(decoded.id)]) }
             }
         }
+    }
+
+    /// Drops set-aside records of entities a later record replaced or deleted: they no
+    /// longer hold the entity's data, and restoring one would bring back what was replaced.
+    private mutating func forgetUndecodable(_ ids: Set<AnyHashable>) {
+        undecodable.removeAll { ids.contains($0.id) }
     }
 
     /// The ID in a record's JSON `id` field, when there is one that decodes as an ID.
@@ -313,10 +298,21 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
                         "\(fix), or open with Options(undecodableRecords: .setAside) to open with the rest and keep this record aside. The file was left untouched"
                 )
             }
+            guard let id = Self.id(in: entity.payload) else {
+                throw RepositoryError.decodingFailed(
+                    record: Self.name(entity.payload, at: entity.offset), location: path,
+                    underlying: RepositoryError.rejected(
+                        "The record cannot be set aside safely: its ID cannot be read, so an older version of the entity could be served in its place"
+                    ))
+            }
+            // Set aside: an older version of the entity must not be served in its place.
+            index.remove(id)
+            undecodable.removeAll { $0.id == AnyHashable(id) }  // only the entity's last record matters
             undecodable.append(
                 UndecodableRecord(
                     offset: entity.offset, payload: entity.payload, reason: "\(error)",
-                    version: entity.version))
+                    version: entity.version,
+                    idText: "\(id)", id: AnyHashable(id)))
             return nil
         }
     }
