@@ -102,7 +102,9 @@ let package = Package(
             name: "RepositoriesTests",
             dependencies: [
                 "Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture",
-            ]
+            ],
+            // Store files written by earlier versions of the package, which every later one must read.
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "RepositoriesTestingTests", dependencies: ["Repositories", "RepositoriesTesting"]),
         .testTarget(

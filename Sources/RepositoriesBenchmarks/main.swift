@@ -47,6 +47,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("growth", BenchmarkRun.growthFigures),
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
+    ("migrations", BenchmarkRun.migrationFigures),
 ]
 if let onlySection, !sections.contains(where: { $0.0 == onlySection }) {
     let names = sections.map { "\"\($0.0)\"" }.joined(separator: ", ")

@@ -6,6 +6,9 @@
 //       four writers replace their entities forever, compacting often; print "id revision"
 //   RepositoriesCrashFixture hold <store-path>                   open, print "opened", hold until stdin closes
 //   RepositoriesCrashFixture write <store-path> <first-id> <count>  save <count> entities, close, print "done"
+//   RepositoriesCrashFixture migrate <store-path>
+//       print "opening", open the store at FixtureEntityV2's version 2 (upgrading what version
+//       1 wrote), close it, print "migrated"
 //   RepositoriesCrashFixture offline-first <device-dir> <remote-path> <first-id>
 //       write through an offline-first stack forever, syncing to a file "remote" now and then;
 //       print each ID once its write returned
@@ -76,6 +79,12 @@ do {
         for id in first..<(first + count) { try await store.save(FixtureEntity.make(id)) }
         try await store.close()
         say("done")
+    case "migrate":
+        say("opening")
+        let store = try await FileRepository<FixtureEntityV2>(
+            fileURL: url, migrations: FixtureEntityV2.migrations())
+        try await store.close()
+        say("migrated")
     case "replace-loop":
         // Four writers replace their own 20 entities over and over, so dead records pile up
         // and compaction runs every few dozen saves, and group commits carry several records.

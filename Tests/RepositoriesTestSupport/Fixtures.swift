@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 /// An entity with a `String` ID, for running the conformance suite on author entities.
 public struct Note: Identifiable, Codable, Sendable, Equatable {
@@ -75,5 +76,36 @@ public struct FixtureEntity: Codable, Identifiable, Sendable, Equatable {
     /// The revision `make(_:revision:)` wrote into the entity, if it did.
     public var revision: Int? {
         text.split(separator: "r").last.flatMap { Int($0) }
+    }
+}
+
+/// Version 2 of ``FixtureEntity``, for the migration crash test: `text` renamed `title`, and
+/// the blob's length added.
+public struct FixtureEntityV2: Codable, Identifiable, Sendable, Equatable {
+    /// The ID.
+    public var id: Int
+    /// Version 1's `text`.
+    public var title: String
+    /// Version 1's `blob`.
+    public var blob: String
+    /// The blob's length, which version 1 did not store.
+    public var blobLength: Int
+
+    /// Version 1's entity, upgraded.
+    public init(upgrading old: FixtureEntity) {
+        id = old.id
+        title = old.text
+        blob = old.blob
+        blobLength = old.blob.count
+    }
+
+    /// What upgrading `FixtureEntity.make(id)` gives.
+    public static func make(_ id: Int) -> FixtureEntityV2 {
+        FixtureEntityV2(upgrading: .make(id))
+    }
+
+    /// The chain from ``FixtureEntity`` (version 1) to this entity (version 2).
+    public static func migrations() throws -> Migrations<FixtureEntityV2> {
+        try Migrations(.upgrade(from: 1) { (old: FixtureEntity) in FixtureEntityV2(upgrading: old) })
     }
 }

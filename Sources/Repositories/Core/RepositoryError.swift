@@ -50,6 +50,9 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         /// primary has the write. ``RepositoryError/underlying`` is the second store's error;
         /// the reason says whether its old copy was removed. Writing again is safe.
         case partiallyApplied
+        /// The stored data was written by a newer version of the app's entity than this app
+        /// knows (see ``Migrations``); nothing was changed, so updating the app reads it.
+        case writtenByNewerVersion
 
         /// The code's name, as written in Swift.
         public var description: String { rawValue }
@@ -190,13 +193,39 @@ extension RepositoryError {
     }
 
     /// The stored `record` could not be decoded.
+    ///
+    /// - Parameters:
+    ///   - record: names the record (an ID, an index or a key).
+    ///   - location: the file, key or table holding it.
+    ///   - underlying: what the decoder threw.
+    ///   - recovery: what to do; by default, migrate the data or make new fields optional.
     public static func decodingFailed(
-        record: String, location: String? = nil, underlying: any Error
+        record: String, location: String? = nil, underlying: any Error,
+        recovery: String = "If the model changed, migrate the stored data or make the new fields optional"
     ) -> RepositoryError {
         RepositoryError(
             .decodingFailed, reason: "A stored record could not be decoded into the entity type",
-            recovery: "If the model changed, migrate the stored data or make the new fields optional",
-            record: record, location: location, underlying: underlying)
+            recovery: recovery, record: record, location: location, underlying: underlying)
+    }
+
+    /// The data at `location` was written by `version` of the entity, newer than
+    /// `knownVersion`, the newest this app's ``Migrations`` know. Nothing was changed.
+    ///
+    /// - Parameters:
+    ///   - version: the entity version the data was written with.
+    ///   - knownVersion: the newest version this app knows (``Migrations/currentVersion``).
+    ///   - location: the file, key or table holding the data.
+    ///   - record: the record concerned, when one is.
+    public static func writtenByNewerVersion(
+        _ version: Int, knownVersion: Int, location: String?, record: String? = nil
+    ) -> RepositoryError {
+        RepositoryError(
+            .writtenByNewerVersion,
+            reason:
+                "The data was written by version \(version) of the entity, and this app knows versions up to \(knownVersion)",
+            recovery:
+                "Update the app to a version that knows entity version \(version); the data was left untouched",
+            record: record, location: location)
     }
 
     /// The repository was used after it was closed.

@@ -43,7 +43,7 @@ where Entity.ID: Codable & Sendable {
     ///   - fileURL: the outbox's file; created when absent. One outbox for one local store.
     ///   - lockWait: how long opening waits for another holder of the outbox to let go
     ///     before throwing `locked`; `nil` throws at once.
-    /// - Throws: what ``FileRepository/init(fileURL:options:)`` throws: `locked`,
+    /// - Throws: what ``FileRepository/init(fileURL:options:migrations:)`` throws: `locked`,
     ///   `corrupted` (the file untouched), `decodingFailed`, `rejected`.
     public init(fileURL: URL, lockWait: Duration? = nil) async throws {
         store = try await FileRepository<Record>(

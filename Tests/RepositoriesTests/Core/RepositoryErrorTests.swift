@@ -33,6 +33,16 @@ import Testing
         #expect(error.description.contains("record id 7"))
     }
 
+    @Test func writtenByNewerVersionNamesTheFileBothVersionsAndWhatToDo() {
+        let error = RepositoryError.writtenByNewerVersion(3, knownVersion: 2, location: "/data/todos.store")
+        #expect(error.code == .writtenByNewerVersion)
+        #expect(error.description.contains("/data/todos.store"))
+        #expect(error.reason.contains("version 3"))
+        #expect(error.reason.contains("up to 2"))
+        #expect(error.recovery?.contains("Update the app") == true)
+        #expect(error.recovery?.contains("untouched") == true)
+    }
+
     @Test func notFoundNamesTheID() {
         #expect(RepositoryError.notFound(id: 42).description.contains("id 42"))
         #expect(RepositoryError.notFound(id: 42).id == "42")
@@ -48,6 +58,7 @@ import Testing
             .closed(),
             .partiallyApplied(
                 .save, removed: true, underlying: Underlying(), primary: "remote", second: "local store"),
+            .writtenByNewerVersion(3, knownVersion: 2, location: "a.store"),
         ]
         #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.allCases))
     }

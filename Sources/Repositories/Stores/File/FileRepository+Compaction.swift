@@ -61,7 +61,7 @@ extension FileRepository {
         let entities = state.withLock { $0.index.all() }
         let encoder = options.makeEncoder()
         let limit = recordLimit
-        var bytes = JournalFormat.header()
+        var bytes = JournalFormat.header(format: format)
         var chunk: [[UInt8]] = []
         var chunkLength = JournalFormat.batchCountSize
         for entity in entities {
@@ -69,7 +69,8 @@ extension FileRepository {
             try Self.checkEntitySize(json.count, id: "\(entity.id)", recordLimit: limit, path: path)
             let entryLength = JournalFormat.batchEntrySize + UInt64(json.count)
             if chunk.count == Self.snapshotChunk || chunkLength + entryLength > limit {
-                bytes += JournalFormat.record(.batch, payload: JournalFormat.batchPayload(chunk))
+                bytes += JournalFormat.record(
+                    .batch, stamp: recordStamp, payload: JournalFormat.batchPayload(chunk))
                 chunk.removeAll(keepingCapacity: true)
                 chunkLength = JournalFormat.batchCountSize
             }
@@ -77,7 +78,8 @@ extension FileRepository {
             chunkLength += entryLength
         }
         if !chunk.isEmpty {
-            bytes += JournalFormat.record(.batch, payload: JournalFormat.batchPayload(chunk))
+            bytes += JournalFormat.record(
+                .batch, stamp: recordStamp, payload: JournalFormat.batchPayload(chunk))
         }
         try JournalFile.remove(temporaryPath)
         let snapshot = try JournalFile.create(path: temporaryPath)

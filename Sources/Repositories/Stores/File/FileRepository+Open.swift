@@ -9,14 +9,26 @@ struct OpenedJournal<Entity: Identifiable & Sendable>: @unchecked Sendable where
     var fileLength: Int
     var totalRecords: Int
     var setAside: Int
+    /// The format the store writes from now on: the file's own, unless it must be migrated.
+    var format: UInt16
+    /// How many records (a batch's entities counted one by one) were written by an older
+    /// version of the entity and upgraded.
+    var upgraded: Int
+    /// Whether opening must rewrite the file before anything else is written: records
+    /// were upgraded or set aside, or a format 1 file is opened by an app past version 1.
+    var needsRewrite: Bool
 }
 
 extension FileRepository {
     static var compactingSuffix: String { ".compacting" }
-    static var setAsideSuffix: String { ".undecodable.jsonl" }
 
     /// Opens, locks and replays the store at `path`, creating it when absent. Blocking.
-    static func openJournal(at path: String, options: Options) throws -> OpenedJournal<Entity> {
+    ///
+    /// Nothing is written to the store file here but the cut of a torn final record: an
+    /// upgrade is made durable afterwards by a rewrite (``compact()``), all at once.
+    static func openJournal(at path: String, options: Options, migrations: Migrations<Entity>) throws
+        -> OpenedJournal<Entity>
+    {
         if JournalFile.isDirectory(path) {
             throw RepositoryError.rejected(
                 "\(path) is a directory, not a store file",
@@ -29,23 +41,32 @@ extension FileRepository {
 
         let bytes = try file.readAll()
         let scan: JournalFormat.Scan
+        let format: UInt16
         do {
             try JournalFormat.validateHeader(bytes)
-            let version = JournalFormat.headerVersion(bytes)
-            guard version == JournalFormat.version else {
+            format = JournalFormat.headerVersion(bytes)
+            guard format == JournalFormat.format || format == JournalFormat.unstampedFormat else {
                 throw RepositoryError.rejected(
-                    "\(path) was written in store format \(version), which this version of Repositories cannot read",
+                    "\(path) was written in store format \(format), which this version of Repositories cannot read",
                     recovery: "Open it with a newer version of the package")
             }
-            scan = try JournalFormat.scan(bytes)
+            scan = try JournalFormat.scan(bytes, format: format)
         } catch let damage as JournalFormat.Damage {
             throw RepositoryError.corrupted(damage.reason, location: path, offset: damage.offset)
         }
+        // Before anything is decoded or written: data of a newer app is refused whole.
+        if let newer = scan.records.first(where: { $0.entityVersion > migrations.currentVersion }) {
+            throw RepositoryError.writtenByNewerVersion(
+                newer.entityVersion, knownVersion: migrations.currentVersion, location: path,
+                record: "at offset \(newer.offset)")
+        }
 
         var replay = Replay<Entity>(
-            path: path, decoder: options.makeDecoder(), policy: options.undecodableRecords)
+            path: path, decoder: options.makeDecoder(), policy: options.undecodableRecords,
+            migrations: migrations)
         try replay.apply(scan.records)
-        if !replay.undecodable.isEmpty { try setAside(replay.undecodable, besides: path) }
+        if !replay.undecodable.isEmpty { try appendSetAside(replay.undecodable, besides: path) }
+        let migrating = format == JournalFormat.unstampedFormat && migrations.currentVersion > 1
 
         if scan.tornTail {
             // Only an unacknowledged write can be torn: cut it off so the next append
@@ -55,7 +76,9 @@ extension FileRepository {
         }
         return OpenedJournal(
             file: file, index: replay.index, fileLength: scan.validLength, totalRecords: replay.totalRecords,
-            setAside: replay.undecodable.count)
+            setAside: replay.undecodable.count, format: migrating ? JournalFormat.format : format,
+            upgraded: replay.upgraded,
+            needsRewrite: migrating || replay.upgraded > 0 || !replay.undecodable.isEmpty)
     }
 
     /// Creates a store holding only a header: written to a temporary file, flushed, then
@@ -64,7 +87,7 @@ extension FileRepository {
         let temporary = path + ".creating-\(UUID().uuidString)"
         do {
             let file = try JournalFile.create(path: temporary)
-            try file.write(JournalFormat.header(), at: 0)
+            try file.write(JournalFormat.header(format: JournalFormat.format), at: 0)
             try file.synchronize()
             file.close()
             _ = try JournalFile.link(temporary, to: path)  // false: another opener made it first
@@ -101,25 +124,6 @@ extension FileRepository {
             .locked, reason: "Another process or instance holds the store", recovery: recovery, location: path
         )
     }
-
-    /// Appends the undecodable records to the side file, one JSON object a line, and
-    /// flushes it before the store opens without them.
-    private static func setAside(_ records: [UndecodableRecord], besides path: String) throws {
-        let sidePath = path + setAsideSuffix
-        if !JournalFile.exists(sidePath) { _ = try JournalFile.create(path: sidePath) }
-        let file = try JournalFile.open(path: sidePath)
-        var lines: [UInt8] = []
-        for record in records {
-            let line: [String: String] = [
-                "offset": String(record.offset), "error": record.reason,
-                "json": String(decoding: record.payload, as: UTF8.self),
-            ]
-            lines += Array(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) + [0x0A]
-        }
-        try file.write(lines, at: try file.readAll().count)
-        try file.synchronize()
-        try JournalFile.synchronizeDirectory(of: sidePath)
-    }
 }
 
 /// A record opening could not decode, kept to be set aside.
@@ -127,6 +131,12 @@ struct UndecodableRecord {
     var offset: Int
     var payload: ArraySlice<UInt8>
     var reason: String
+    /// The entity version that wrote it.
+    var version: Int
+    /// The ID in its JSON, as text.
+    var idText: String
+    /// The ID, to drop the record when a later one replaces or deletes its entity.
+    var id: AnyHashable
 }
 
 /// Rebuilds the index from the journal's records, in order.
@@ -134,20 +144,29 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     let path: String
     let decoder: JSONDecoder
     let policy: FileRepository<Entity>.UndecodableRecords
+    let migrations: Migrations<Entity>
     var index = _InMemoryStorage<Entity>(capacity: nil)
     var totalRecords = 0
     var undecodable: [UndecodableRecord] = []
+    /// Entities read from records of an older version (each entity of a batch counts).
+    var upgraded = 0
 
-    init(path: String, decoder: JSONDecoder, policy: FileRepository<Entity>.UndecodableRecords) {
+    init(
+        path: String, decoder: JSONDecoder, policy: FileRepository<Entity>.UndecodableRecords,
+        migrations: Migrations<Entity>
+    ) {
         self.path = path
         self.decoder = decoder
         self.policy = policy
+        self.migrations = migrations
     }
 
-    /// An entity's JSON waiting to be decoded, with the offset of the record holding it.
+    /// An entity's JSON waiting to be decoded, with the offset of the record holding it and
+    /// the entity version that wrote it.
     private struct PendingEntity {
         var payload: ArraySlice<UInt8>
         var offset: Int
+        var version: Int
     }
 
     /// Saves waiting to be decoded together: consecutive save and batch records are
@@ -159,7 +178,9 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         for record in records {
             switch record.kind {
             case .save:
-                pending.append(PendingEntity(payload: record.payload, offset: record.offset))
+                pending.append(
+                    PendingEntity(
+                        payload: record.payload, offset: record.offset, version: record.entityVersion))
                 totalRecords += 1
             case .batch:
                 let entries: [ArraySlice<UInt8>]
@@ -168,55 +189,72 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
                 } catch {
                     throw RepositoryError.corrupted(error.reason, location: path, offset: error.offset)
                 }
-                pending += entries.map { PendingEntity(payload: $0, offset: record.offset) }
+                pending += entries.map {
+                    PendingEntity(payload: $0, offset: record.offset, version: record.entityVersion)
+                }
                 totalRecords += entries.count
             case .delete:
                 try decodePending()
                 // A delete is never set aside: skipping it would bring deleted entities back.
                 let ids = try decodeOrFail([Entity.ID].self, record.payload, at: record.offset)
                 for id in ids { index.remove(id) }
+                if !undecodable.isEmpty { forgetUndecodable(Set(ids.map { AnyHashable($0) })) }
                 totalRecords += ids.count
             case .clear:
                 pending.removeAll()
                 index.removeAll()
+                undecodable.removeAll()
                 totalRecords += 1
             }
         }
         try decodePending()
     }
 
-    /// Decodes the pending saves as one array and applies them in order. When the array
-    /// does not decode, each entity is decoded alone, so the one at fault is named (or set
-    /// aside) and the rest still apply.
+    /// Decodes the pending saves, a run of one entity version at a time, each run as one
+    /// array (upgraded through the migrations when older), and applies them in order.
     private mutating func decodePending() throws {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
+        var start = 0
+        while start < pending.count {
+            let version = pending[start].version
+            var end = start + 1
+            while end < pending.count, pending[end].version == version { end += 1 }
+            try decodeRun(pending[start..<end], version: version)
+            start = end
+        }
+    }
+
+    /// Decodes entities of one version as one array. When the array does not decode, each
+    /// entity is decoded alone, so the one at fault is named (or set aside) and the rest
+    /// still apply.
+    private mutating func decodeRun(_ run: ArraySlice<PendingEntity>, version: Int) throws {
+        if version < migrations.currentVersion { upgraded += run.count }
         var array: [UInt8] = [0x5B]  // [
-        array.reserveCapacity(pending.reduce(2) { $0 + $1.payload.count + 1 })
-        for (position, entity) in pending.enumerated() {
+        array.reserveCapacity(run.reduce(2) { $0 + $1.payload.count + 1 })
+        for (position, entity) in run.enumerated() {
             if position > 0 { array.append(0x2C) }  // ,
             array += entity.payload
         }
         array.append(0x5D)  // ]
-        if let entities = try? decoder.decode([Entity].self, from: Data(array)) {
+        // The error is not lost: each entity is decoded alone below, and the one that fails says why.
+        if let entities = try? migrations.decodeArray(Data(array), writtenBy: version, using: decoder) {
             for entity in entities { index.upsert(entity) }
+            if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
             return
         }
-        // Some entity does not decode; find it (the error above could not say which record).
-        for entity in pending {
-            if let decoded = try decode(Entity.self, entity.payload, at: entity.offset) {
+        for entity in run {
+            if let decoded = try decode(entity) {
                 index.upsert(decoded)
-            } else if let id = Self.id(in: entity.payload) {
-                // Set aside: an older version of the entity must not be served in its place.
-                index.remove(id)
-            } else {
-                throw RepositoryError.decodingFailed(
-                    record: Self.name(entity.payload, at: entity.offset), location: path,
-                    underlying: RepositoryError.rejected(
-                        "The record cannot be set aside safely: its ID cannot be read, so an older version of the entity could be served in its place"
-                    ))
+                if !undecodable.isEmpty { forgetUndecodable([AnyHashable(decoded.id)]) }
             }
         }
+    }
+
+    /// Drops set-aside records of entities a later record replaced or deleted: they no
+    /// longer hold the entity's data, and restoring one would bring back what was replaced.
+    private mutating func forgetUndecodable(_ ids: Set<AnyHashable>) {
+        undecodable.removeAll { ids.contains($0.id) }
     }
 
     /// The ID in a record's JSON `id` field, when there is one that decodes as an ID.
@@ -241,18 +279,40 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         }
     }
 
-    /// Decodes `payload`; returns `nil` when it was set aside.
-    private mutating func decode<T: Decodable>(_ type: T.Type, _ payload: ArraySlice<UInt8>, at offset: Int)
-        throws -> T?
-    {
+    /// Decodes one pending entity through the migrations; returns `nil` when it was set aside.
+    private mutating func decode(_ entity: PendingEntity) throws -> Entity? {
         do {
-            return try decoder.decode(type, from: Data(payload))
+            return try migrations.decode(Data(entity.payload), writtenBy: entity.version, using: decoder)
         } catch {
             guard policy == .setAside else {
+                let newest = migrations.currentVersion
+                let fix =
+                    entity.version < newest
+                    ? "Check the upgrade from version \(entity.version) in the store's Migrations: it cannot read this record"
+                    : "If the model changed, raise the entity's version with an upgrade in the store's Migrations (Migrations<\(Entity.self)>)"
                 throw RepositoryError.decodingFailed(
-                    record: Self.name(payload, at: offset), location: path, underlying: error)
+                    record: Self.name(entity.payload, at: entity.offset)
+                        + ", written by entity version \(entity.version)",
+                    location: path, underlying: error,
+                    recovery:
+                        "\(fix), or open with Options(undecodableRecords: .setAside) to open with the rest and keep this record aside. The file was left untouched"
+                )
             }
-            undecodable.append(UndecodableRecord(offset: offset, payload: payload, reason: "\(error)"))
+            guard let id = Self.id(in: entity.payload) else {
+                throw RepositoryError.decodingFailed(
+                    record: Self.name(entity.payload, at: entity.offset), location: path,
+                    underlying: RepositoryError.rejected(
+                        "The record cannot be set aside safely: its ID cannot be read, so an older version of the entity could be served in its place"
+                    ))
+            }
+            // Set aside: an older version of the entity must not be served in its place.
+            index.remove(id)
+            undecodable.removeAll { $0.id == AnyHashable(id) }  // only the entity's last record matters
+            undecodable.append(
+                UndecodableRecord(
+                    offset: entity.offset, payload: entity.payload, reason: "\(error)",
+                    version: entity.version,
+                    idText: "\(id)", id: AnyHashable(id)))
             return nil
         }
     }

@@ -18,10 +18,15 @@ extension FileRepository {
 
     /// What opening does with a record that no longer decodes (the model changed).
     public enum UndecodableRecords: Sendable, Hashable {
-        /// Opening throws `decodingFailed` naming the record; nothing is changed.
+        /// Opening throws `decodingFailed` naming the record and the version that wrote it;
+        /// nothing is changed.
         case fail
-        /// Undecodable records are copied, with their offsets, to a side file next to the
-        /// store (`<store>.undecodable.jsonl`), and the store opens with the rest.
+        /// Undecodable records (an entity's last record that no upgrade of the store's
+        /// ``Migrations`` reads) are copied to a side file next to the store
+        /// (`<store>.undecodable.jsonl`), and the store opens with the rest. List them with
+        /// ``FileRepository/setAsideRecords()``, restore one with
+        /// ``FileRepository/restoreSetAside(_:)`` once the migrations read it, or discard it
+        /// with ``FileRepository/discardSetAside(_:)``.
         case setAside
     }
 

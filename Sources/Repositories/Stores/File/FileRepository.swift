@@ -78,6 +78,17 @@ where Entity.ID: Codable & Sendable {
     public let options: Options
     /// How many undecodable records opening set aside (with ``UndecodableRecords/setAside``).
     public let setAsideRecordCount: Int
+    /// The entity's versions and the upgrades from the older ones.
+    public let migrations: Migrations<Entity>
+    /// How many records opening found written by an older version of the entity and
+    /// upgraded (each entity of a batch counts); 0 when nothing needed it.
+    public let upgradedRecordCount: Int
+
+    /// What every record this store appends carries in its stamp: 0 in a format 1 file
+    /// (entity version 1), else the current entity version.
+    let recordStamp: UInt32
+    /// The file format the store writes, compaction included.
+    let format: UInt16
 
     // Reads are inlinable, like InMemoryRepository's, so they are specialized for the
     // caller's entity: unspecialized, the lookup ran through generic metadata and cost
@@ -88,21 +99,46 @@ where Entity.ID: Codable & Sendable {
     /// Test-only conditions: a lower record size limit, planned system-call failures.
     let hooks = _FileTestHooks()
 
-    /// Opens the store at `fileURL`, creating it when no file is there.
+    /// Opens the store at `fileURL`, creating it when no file is there, and upgrades what
+    /// older versions of the entity wrote.
     ///
+    /// Every record carries the version of the entity that wrote it. Records of an older
+    /// version are decoded as that version's shape and run through `migrations`; when any
+    /// were, the store is rewritten at the current version before this returns: to a
+    /// temporary file, flushed, then renamed over the store, so a crash leaves the old file
+    /// or the new one, never a mix, and the next open finishes the job
+    /// (see Docs/Migrations.md).
+    ///
+    /// ```swift
+    /// let todos = try await FileRepository<Todo>(fileURL: url, migrations: migrations)
+    /// todos.upgradedRecordCount  // how many records were upgraded on this open
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fileURL: the store's file.
+    ///   - options: how the store writes, locks and reads.
+    ///   - migrations: the entity's current version and the upgrades from older ones; by
+    ///     default none (version 1).
     /// - Throws: `locked` when another process or instance holds the store (at once, or
     ///   after ``Options/lockWait``; the error's recovery names that option); `corrupted`
     ///   naming the offset when the file is damaged or is not a store (the file is left as
-    ///   it was); `decodingFailed` naming the record when one no longer decodes; `rejected`
-    ///   for a directory or a path that cannot be created.
-    public init(fileURL: URL, options: Options = Options()) async throws {
+    ///   it was); `writtenByNewerVersion` when a record was written by a newer version of
+    ///   the entity than `migrations` knows (the file is left as it was); `decodingFailed`
+    ///   naming the record and its version when one no longer decodes, even through the
+    ///   migrations (the file is left as it was), unless ``UndecodableRecords/setAside``
+    ///   was chosen; `rejected` for a directory or a path that cannot be created.
+    public init(fileURL: URL, options: Options = Options(), migrations: Migrations<Entity> = Migrations())
+        async throws
+    {
         let path = fileURL.path
         let queue = DispatchQueue(label: "Repositories.FileRepository \(fileURL.lastPathComponent)")
         let deadline = options.lockWait.map { ContinuousClock.now.advanced(by: $0) }
         var opened: OpenedJournal<Entity>
         while true {
             do {
-                opened = try await Self.onQueue(queue) { try Self.openJournal(at: path, options: options) }
+                opened = try await Self.onQueue(queue) {
+                    try Self.openJournal(at: path, options: options, migrations: migrations)
+                }
                 break
             } catch let error as RepositoryError where error.code == .locked {
                 guard let deadline, ContinuousClock.now < deadline else { throw error }
@@ -112,14 +148,19 @@ where Entity.ID: Codable & Sendable {
         self.fileURL = fileURL
         self.options = options
         self.setAsideRecordCount = opened.setAside
+        self.migrations = migrations
+        self.upgradedRecordCount = opened.upgraded
+        self.format = opened.format
+        self.recordStamp =
+            opened.format == JournalFormat.unstampedFormat ? 0 : UInt32(migrations.currentVersion)
         self.writer = queue
         opened.file.hooks = hooks
         self.journal = JournalBox(opened.file)
         self.state = Mutex(
             _FileState(index: opened.index, fileLength: opened.fileLength, totalRecords: opened.totalRecords))
-        // Set-aside records now live in the side file; rewriting the store without them
-        // keeps the next open from setting them aside again.
-        if opened.setAside > 0 { try await compact() }
+        // Rewriting makes the upgrade durable once, all at once (temporary file, rename), and
+        // keeps set-aside records, which now live in the side file, from being set aside again.
+        if opened.needsRewrite { try await compact() }
     }
 
     deinit {
@@ -174,7 +215,7 @@ where Entity.ID: Codable & Sendable {
         let payload = try encode(entity, with: options.makeEncoder())
         try Self.checkEntitySize(
             payload.count, id: "\(entity.id)", recordLimit: recordLimit, path: fileURL.path)
-        try await submit(JournalFormat.record(.save, payload: payload), .save(entity))
+        try await submit(JournalFormat.record(.save, stamp: recordStamp, payload: payload), .save(entity))
     }
 
     /// Appends the whole batch as one record with one checksum, in one write and one fsync.
@@ -195,7 +236,8 @@ where Entity.ID: Codable & Sendable {
             encoded.map(\.count), ids: { entities.map { "\($0.id)" } }, recordLimit: limit, path: fileURL.path
         )
         try await submit(
-            JournalFormat.record(.batch, payload: JournalFormat.batchPayload(encoded)), .saveBatch(entities))
+            JournalFormat.record(.batch, stamp: recordStamp, payload: JournalFormat.batchPayload(encoded)),
+            .saveBatch(entities))
     }
 
     /// Appends a delete record; deleting an absent ID writes nothing and succeeds.
@@ -218,13 +260,14 @@ where Entity.ID: Codable & Sendable {
         try Self.checkDeleteSize(
             payload.count, count: present.count, firstID: "\(present[0])", recordLimit: recordLimit,
             path: fileURL.path)
-        try await submit(JournalFormat.record(.delete, payload: payload), .delete(present))
+        try await submit(
+            JournalFormat.record(.delete, stamp: recordStamp, payload: payload), .delete(present))
     }
 
     /// Appends a clear record.
     public func deleteAll() async throws {
         try Task.checkCancellation()
-        try await submit(JournalFormat.record(.clear, payload: []), .clear)
+        try await submit(JournalFormat.record(.clear, stamp: recordStamp, payload: []), .clear)
     }
 
     // MARK: Closing

@@ -2,8 +2,8 @@
 ///
 /// ```
 /// file   := header record*
-/// header := magic[8] version:u16 flags:u16 crc32(magic…flags):u32            (16 bytes)
-/// record := length:u32 kind:u8 reserved[3]=0 payloadCRC:u32 headerCRC:u32 payload[length]
+/// header := magic[8] format:u16 flags:u16 crc32(magic…flags):u32            (16 bytes)
+/// record := length:u32 kind:u8 stamp:u24 payloadCRC:u32 headerCRC:u32 payload[length]
 ///           headerCRC = crc32 of the 12 bytes before it; payloadCRC = crc32(payload)
 /// kind   := 1 save (payload: the entity's JSON)
 ///         | 2 batch (payload: count:u32 then, per entity, length:u32 JSON)
@@ -11,9 +11,25 @@
 ///         | 4 clear (no payload)
 /// ```
 /// Integers are little-endian.
+///
+/// The format is 2 since entities have versions (``Migrations``): `stamp` is the version
+/// of the entity that wrote the record (1 or more). Format 1 files, written before, have
+/// `stamp` 0 in every record, and their records read as entity version 1. The stamp is per
+/// record rather than per file so that a file is never ambiguous about what wrote each
+/// record, whatever mix of versions appended to it.
+///
+/// A store keeps writing the format its file has: a format 1 file stays format 1 (so an
+/// older release of the package still opens it) as long as the app's entity is at version 1;
+/// the first open by an app at version 2 or later migrates it, rewriting it whole in format
+/// 2. New files are format 2.
 enum JournalFormat {
     static let magic: [UInt8] = [0x89, 0x52, 0x45, 0x50, 0x4F, 0x0D, 0x0A, 0x1A]  // \x89 R E P O \r \n \x1A
-    static let version: UInt16 = 1
+    /// The format new files are written in: records carry their entity version.
+    static let format: UInt16 = 2
+    /// The format of files written before entity versions: every record is version 1.
+    static let unstampedFormat: UInt16 = 1
+    /// The highest stamp a record has room for (24 bits).
+    static let maxStamp = 0xFF_FFFF
     static let headerSize = 16
     static let recordHeaderSize = 16
     /// The most payload bytes one record holds: its length is a `UInt32` (4 GiB less a byte).
@@ -34,6 +50,8 @@ enum JournalFormat {
         var kind: Kind
         var offset: Int
         var payload: ArraySlice<UInt8>
+        /// The version of the entity that wrote it (1 in a format 1 file).
+        var entityVersion: Int
     }
 
     /// What reading the records found.
@@ -51,21 +69,26 @@ enum JournalFormat {
         var reason: String
     }
 
-    static func header() -> [UInt8] {
+    static func header(format: UInt16) -> [UInt8] {
         var bytes = magic
-        append(version, to: &bytes)
+        append(format, to: &bytes)
         append(UInt16(0), to: &bytes)
         append(CRC32.checksum(bytes), to: &bytes)
         return bytes
     }
 
-    /// Frames `payload` as a record. The caller has checked that it fits (at most
-    /// ``maxPayloadLength`` bytes): a longer one would trap rather than be cut short.
-    static func record(_ kind: Kind, payload: [UInt8]) -> [UInt8] {
+    /// Frames `payload` as a record stamped `stamp` (0 in a format 1 file, else the entity
+    /// version that writes it, at most ``maxStamp``). The caller has checked that the
+    /// payload fits (at most ``maxPayloadLength`` bytes): a longer one would trap rather
+    /// than be cut short.
+    static func record(_ kind: Kind, stamp: UInt32, payload: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(recordHeaderSize + payload.count)
         append(UInt32(payload.count), to: &bytes)
-        bytes += [kind.rawValue, 0, 0, 0]
+        bytes += [
+            kind.rawValue, UInt8(truncatingIfNeeded: stamp), UInt8(truncatingIfNeeded: stamp >> 8),
+            UInt8(truncatingIfNeeded: stamp >> 16),
+        ]
         append(CRC32.checksum(payload), to: &bytes)
         append(CRC32.checksum(bytes), to: &bytes)
         bytes += payload
@@ -129,12 +152,13 @@ enum JournalFormat {
         UInt16(bytes[8]) | UInt16(bytes[9]) << 8
     }
 
-    /// Reads every complete record after the header, stopping at a torn final record.
+    /// Reads every complete record after the header of a file in `format`, stopping at a
+    /// torn final record.
     ///
     /// A record is torn when the file ends inside it, or when everything from its start to
     /// the end of the file is zero (space the file system allocated but never filled).
     /// Anything else that does not check out is damage.
-    static func scan(_ bytes: [UInt8]) throws(Damage) -> Scan {
+    static func scan(_ bytes: [UInt8], format: UInt16) throws(Damage) -> Scan {
         var records: [Record] = []
         var position = headerSize
         while position < bytes.count {
@@ -152,14 +176,19 @@ enum JournalFormat {
                 throw Damage(
                     offset: position, reason: "A record's header is damaged (its checksum does not match)")
             }
-            guard let kind = Kind(rawValue: kindByte),
-                bytes[(position + 5)..<(position + 8)].allSatisfy({ $0 == 0 })
-            else {
+            guard let kind = Kind(rawValue: kindByte) else {
                 throw Damage(
                     offset: position,
                     reason:
                         "A record has kind \(kindByte), which this version does not know (written by a newer version?)"
                 )
+            }
+            let stamp =
+                Int(bytes[position + 5]) | Int(bytes[position + 6]) << 8 | Int(bytes[position + 7]) << 16
+            guard format == unstampedFormat ? stamp == 0 : stamp > 0 else {
+                throw Damage(
+                    offset: position,
+                    reason: "A record's entity version (\(stamp)) is not one format \(format) allows")
             }
             let payloadStart = position + recordHeaderSize
             guard bytes.count - payloadStart >= length else {
@@ -170,7 +199,8 @@ enum JournalFormat {
                 throw Damage(
                     offset: position, reason: "A record's contents are damaged (its checksum does not match)")
             }
-            records.append(Record(kind: kind, offset: position, payload: payload))
+            records.append(
+                Record(kind: kind, offset: position, payload: payload, entityVersion: max(stamp, 1)))
             position = payloadStart + length
         }
         return Scan(records: records, validLength: position, tornTail: false)
