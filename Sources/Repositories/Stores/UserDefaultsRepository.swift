@@ -23,6 +23,12 @@ import Synchronization
 ///   key directly through `UserDefaults`, nor by another process.
 /// - Durability: `UserDefaults` writes to disk in the background; a value set just before
 ///   the process is killed may be lost. Use `FileRepository` for data that must survive.
+/// - Versions: with `migrations` at version 2 or later (see ``Migrations``), the value is
+///   stamped with the version that wrote it; an older value (a bare JSON array, as every
+///   release before versions wrote, reads as version 1) is upgraded on first read and
+///   written back once, in one `set`; a value from a newer version throws
+///   `writtenByNewerVersion` and is left as it was. At version 1 the value stays the bare
+///   array older releases read.
 public struct UserDefaultsRepository<Entity: Codable & Identifiable & Sendable>: Repository
 where Entity.ID: Sendable {
     /// The type that identifies an entity.
@@ -30,11 +36,22 @@ where Entity.ID: Sendable {
 
     /// The key the collection is stored under.
     public let key: String
+    /// The entity's version and the upgrades from older ones.
+    public let migrations: Migrations<Entity>
     private let slot: StoredValue
 
     /// Creates a repository over the collection stored under `key` in `defaults`.
-    public init(key: String, defaults: UserDefaults = .standard) {
+    ///
+    /// - Parameters:
+    ///   - key: the `UserDefaults` key the collection is stored under.
+    ///   - defaults: where the key lives.
+    ///   - migrations: the entity's version and the upgrades from older ones; version 1 by
+    ///     default.
+    public init(
+        key: String, defaults: UserDefaults = .standard, migrations: Migrations<Entity> = Migrations()
+    ) {
         self.key = key
+        self.migrations = migrations
         self.slot = StoredValue.slot(for: key, in: defaults)
     }
 
@@ -74,7 +91,15 @@ where Entity.ID: Sendable {
     }
 
     /// Removes the key's value.
+    ///
+    /// - Throws: `writtenByNewerVersion` when a newer version of the app wrote the value,
+    ///   which is then left as it was: a downgrade never destroys it.
     public func deleteAll() async throws {
+        if let data = try slot.read(), case let value = try StampedCollection(data, key: key),
+            value.version > migrations.currentVersion
+        {
+            _ = try decode(value)  // throws writtenByNewerVersion, naming the key
+        }
         slot.removeValue()
     }
 
@@ -92,28 +117,46 @@ where Entity.ID: Sendable {
     // MARK: Storage
 
     private func load() throws -> [Entity] {
-        try decode(try slot.read())
+        guard let data = try slot.read() else { return [] }
+        let value = try StampedCollection(data, key: key)
+        guard value.version < migrations.currentVersion else { return try decode(value) }
+        // Written by an older version: upgrade, and write the upgrade back once.
+        var upgraded: [Entity] = []
+        try update { upgraded = $0 }
+        return upgraded
     }
 
-    private func decode(_ data: Data?) throws -> [Entity] {
-        guard let data else { return [] }
+    private func decode(_ value: StampedCollection) throws -> [Entity] {
         do {
-            return try JSONDecoder().decode([Entity].self, from: data)
+            return try migrations.decodeArray(value.entities, writtenBy: value.version, using: JSONDecoder())
+        } catch let error as RepositoryError where error.code == .writtenByNewerVersion {
+            throw RepositoryError.writtenByNewerVersion(
+                value.version, knownVersion: migrations.currentVersion, location: "UserDefaults",
+                record: "the value under key \"\(key)\"")
         } catch {
+            let fix =
+                value.version < migrations.currentVersion
+                ? "Check the upgrade from version \(value.version) in the repository's Migrations: it cannot read this value"
+                : "If the model changed, raise the entity's version with an upgrade in the repository's Migrations (Migrations<\(Entity.self)>)"
             throw RepositoryError.decodingFailed(
-                record: Self.describe(error, key: key), location: "UserDefaults", underlying: error)
+                record: Self.describe(error, key: key)
+                    + (migrations.currentVersion > 1 ? ", written by entity version \(value.version)" : ""),
+                location: "UserDefaults", underlying: error,
+                recovery: "\(fix). The stored value was left as it was")
         }
     }
 
     private func update(_ change: (inout [Entity]) -> Void) throws {
         try slot.update { current in
-            var stored = try decode(current)
+            var stored = try current.map { try decode(try StampedCollection($0, key: key)) } ?? []
             change(&stored)
+            let entities: Data
             do {
-                return try JSONEncoder().encode(stored)
+                entities = try JSONEncoder().encode(stored)
             } catch {
                 throw RepositoryError.encodingFailed(id: Self.failingID(error, in: stored), underlying: error)
             }
+            return StampedCollection.encode(entities, version: migrations.currentVersion)
         }
     }
 
@@ -131,6 +174,54 @@ where Entity.ID: Sendable {
             let position = context.codingPath.first?.intValue, entities.indices.contains(position)
         else { return nil }
         return "\(entities[position].id)"
+    }
+}
+
+/// The stored value: the entities' JSON array and the entity version that wrote it.
+///
+/// Version 1 is stored as the bare array, as every release before versions wrote it;
+/// later versions as `{"version":N,"entities":[…]}`, written and read byte for byte here,
+/// so the array passes to the decoder exactly as it was encoded.
+private struct StampedCollection {
+    private static let prefix = Array(#"{"version":"#.utf8)
+    private static let separator = Array(#","entities":"#.utf8)
+
+    var version: Int
+    var entities: Data
+
+    /// Splits a stored value.
+    ///
+    /// - Throws: `decodingFailed` naming the key when the value is neither form.
+    init(_ data: Data, key: String) throws {
+        let bytes = Array(data)
+        guard bytes.starts(with: Self.prefix) else {
+            (version, entities) = (1, data)
+            return
+        }
+        var position = Self.prefix.count
+        var number = 0
+        // At most 8 digits: a version fits in 24 bits, and the number cannot overflow.
+        while position < bytes.count, position - Self.prefix.count < 8,
+            (0x30...0x39).contains(bytes[position])
+        {
+            number = number * 10 + Int(bytes[position] - 0x30)
+            position += 1
+        }
+        guard number >= 1, bytes[position...].starts(with: Self.separator), bytes.last == 0x7D else {
+            throw RepositoryError.decodingFailed(
+                record: "the value under key \"\(key)\"", location: "UserDefaults",
+                underlying: RepositoryError.rejected(
+                    "The value is not a JSON array, nor the {\"version\", \"entities\"} object this repository writes"
+                ))
+        }
+        version = number
+        entities = Data(bytes[(position + Self.separator.count)..<(bytes.count - 1)])
+    }
+
+    /// The value to store for `entities` (a JSON array) written by `version`.
+    static func encode(_ entities: Data, version: Int) -> Data {
+        guard version > 1 else { return entities }
+        return Data(prefix + Array(String(version).utf8) + separator) + entities + Data([0x7D])
     }
 }
 
