@@ -92,8 +92,17 @@ struct PostgresTable: Sendable {
     }
 
     /// Creates the index on `seq` when missing: run once the table's shape is checked, so a
-    /// table of another shape is never touched.
-    var createIndex: String { "CREATE INDEX IF NOT EXISTS \"\(name)_seq\" ON \(quotedName) (seq)" }
+    /// table of another shape is never touched. Under the same advisory lock as the table:
+    /// `IF NOT EXISTS` does not stop two sessions creating one index at once, and the later
+    /// one fails on the catalog's unique key (seen with two processes starting together).
+    var createIndex: String {
+        """
+        BEGIN;
+        SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
+        CREATE INDEX IF NOT EXISTS "\(name)_seq" ON \(quotedName) (seq);
+        COMMIT;
+        """
+    }
 
     /// The relation's kind (`r` for a table) and its columns, in order: name, type, NOT NULL,
     /// identity, primary key. Parameter: the quoted name.

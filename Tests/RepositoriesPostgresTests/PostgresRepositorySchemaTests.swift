@@ -25,6 +25,26 @@ import Testing
         #expect(try server.psql("SELECT count(*) FROM \"\(table)\"") == "1")
     }
 
+    /// Instances of several machines starting together over a new table: `IF NOT EXISTS`
+    /// alone lets two sessions create one index at once, and the later fails on the
+    /// catalog's unique key; the advisory lock makes every open succeed.
+    @Test func manyInstancesOpeningOneNewTableAtOnceAllSucceed() async throws {
+        for _ in 0..<5 {
+            let table = PostgresStores.tableName("together")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let store = try await PostgresStores.make(
+                            ConformanceEntity.self, table: table, poolSize: 1)
+                        await store.close()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await PostgresTestServer.shared().psql("DROP TABLE IF EXISTS \"\(table)\"")
+        }
+    }
+
     @Test func wrongPasswordIsRejectedWithTheServersMessage() async throws {
         let server = try await PostgresTestServer.shared()
         let error = try await #require(throws: RepositoryError.self) {
