@@ -302,3 +302,104 @@ struct TodoV3: Codable, Identifiable, Sendable, Equatable {
         try await store.close()
     }
 }
+
+/// A migration killed with SIGKILL at random moments of the open: the table is left with
+/// every row as it was, unstamped, or every row upgraded and stamped, never a mix.
+@Suite struct SQLiteRepositoryMigrationCrashTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    static let rowCount = 10_000
+
+    static func stamp(of url: URL) -> [String] {
+        guard let raw = try? RawDatabase(url) else { return [] }
+        return
+            (try? raw.strings("SELECT version FROM repositories_entity_versions WHERE table_name = 'Todo'"))
+            ?? []
+    }
+
+    static func bodies(of url: URL) throws -> [String] {
+        try RawDatabase(url).strings("SELECT body FROM Todo ORDER BY seq")
+    }
+
+    @Test(.enabled(if: ChildLauncher.isAvailable))
+    func aKilledMigrationLeavesTheOldRowsOrTheNewNeverAMix() async throws {
+        let kills = max(12, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 12)
+        let pristine = directory.file("pristine.sqlite")
+        let todos = (1...Self.rowCount).map { TodoV1.make($0) }
+        let writer = try await SQLiteRepository<TodoV1>(
+            fileURL: pristine, options: SQLiteRepositoryMigrationTests.table)
+        try await writer.save(contentsOf: todos)
+        try await writer.close()
+        let pristineBytes = try Data(contentsOf: pristine)
+        let pristineBodies = try Self.bodies(of: pristine)
+        let expected = todos.map(Todo.init(upgrading:))
+        let database = directory.file("crash.sqlite")
+        let acks = directory.file("acks.txt")
+
+        // One migration left to finish, timed from its start to its end, sets the range of the kills.
+        func restart(_ round: Int) throws -> ChildLauncher {
+            try removeDatabaseFiles(at: database)
+            try pristineBytes.write(to: database)
+            try Data().write(to: acks)
+            return try ChildLauncher.start(
+                .migrate(database: database, acknowledgements: acks),
+                log: directory.file("child-\(round).log"))
+        }
+        let timed = try restart(-1)
+        try await timed.waitForAcknowledgement(in: acks)
+        let start = ContinuousClock.now
+        while try ChildRole.acknowledgedOperations(in: acks).count < 2 {
+            guard timed.process.isRunning else {
+                Issue.record("the child ended before opening; its output:\n\(timed.log)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let openMilliseconds = max(1, Int((ContinuousClock.now - start) / .milliseconds(1)))
+        try await timed.kill()
+        #expect(Self.stamp(of: database) == ["2"])
+
+        var random = SeededRandomNumberGenerator(seed: 14)
+        var outcomes = (old: 0, new: 0)
+        for round in 0..<kills {
+            let child = try restart(round)
+            try await child.waitForAcknowledgement(in: acks)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...openMilliseconds, using: &random)))
+            try await child.kill()
+
+            let stamp = Self.stamp(of: database)
+            let bodies = try Self.bodies(of: database)
+            if stamp == ["2"] {
+                outcomes.new += 1
+                #expect(bodies.count == Self.rowCount)
+                #expect(
+                    bodies.allSatisfy { $0.contains("\"text\"") && !$0.contains("\"title\"") },
+                    "round \(round)")
+            } else {
+                outcomes.old += 1
+                #expect(stamp.isEmpty, "round \(round): stamp \(stamp)")
+                #expect(
+                    bodies == pristineBodies,
+                    "round \(round): unstamped rows must be the old ones, all of them")
+            }
+            let store = try await SQLiteRepository<Todo>(
+                fileURL: database, options: SQLiteRepositoryMigrationTests.table,
+                migrations: Todo.migrations())
+            #expect(store.upgradedRowCount == (stamp == ["2"] ? 0 : Self.rowCount))
+            #expect(try await store.fetchAll() == expected, "round \(round): every todo once, upgraded")
+            try await store.close()
+            let again = try await SQLiteRepository<Todo>(
+                fileURL: database, options: SQLiteRepositoryMigrationTests.table,
+                migrations: Todo.migrations())
+            #expect(again.upgradedRowCount == 0)
+            try await again.close()
+        }
+        print(
+            "migration kills over \(openMilliseconds) ms opens: \(outcomes.old) left the old rows, \(outcomes.new) the new"
+        )
+    }
+}
