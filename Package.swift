@@ -117,7 +117,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RepositoriesSQLiteTests",
-            dependencies: ["RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport"]
+            dependencies: ["RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport"],
+            // Databases written by earlier versions of the package, which every later one must read.
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "RepositoriesPostgresTests",

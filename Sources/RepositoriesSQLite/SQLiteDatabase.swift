@@ -24,13 +24,16 @@ actor SQLiteDatabase {
     private var connection: SQLiteConnection?
     /// The read-only connections of a database file; `nil` in memory.
     private nonisolated let readers: SQLiteReaderPool?
+    /// How many rows opening brought up from an older entity version.
+    nonisolated let upgradedRowCount: Int
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private init(
         connection: sending SQLiteConnection, readers: SQLiteReaderPool?, executor: SQLiteExecutor,
-        table: SQLiteTable, location: String
+        table: SQLiteTable, location: String, upgradedRowCount: Int = 0
     ) {
+        self.upgradedRowCount = upgradedRowCount
         self.maximumChunk = Self.largestPowerOfTwo(atMost: min(connection.variableLimit, 512))
         self.connection = connection
         self.readers = readers
@@ -53,21 +56,42 @@ actor SQLiteDatabase {
     ///   other than the canonical one (see ``SQLiteKey``), as an earlier version wrote them,
     ///   so opening looks for them and rewrites them. `false` for ID types whose keys are
     ///   always canonical (integers, UUIDs), which then cost nothing.
+    /// - Parameter upgrade: the entity version the repository writes, and how to bring a
+    ///   row's body written by an older version up to it (see ``SQLiteTable/upgradeRows(to:on:location:reencode:)``).
     static func open(
-        path: String, table: SQLiteTable, options: SQLiteOptions, canonicalizesKeys: Bool
+        path: String, table: SQLiteTable, options: SQLiteOptions, canonicalizesKeys: Bool,
+        upgrade: Upgrade = .versionOne
     ) async throws -> SQLiteDatabase {
         let location = "\(path), table \(table.name)"
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
-        let opened = try await executor.run {
+        let (opened, upgraded) = try await executor.run {
             try mapping(location) {
-                let opened = try openFile(path: path, table: table, options: options, location: location)
+                let opened = try openFile(
+                    path: path, table: table, options: options, currentVersion: upgrade.currentVersion,
+                    location: location)
                 if canonicalizesKeys { try table.canonicalizeKeys(on: opened.writer, location: location) }
-                return opened
+                let upgraded = try table.upgradeRows(
+                    to: upgrade.currentVersion, on: opened.writer, location: location,
+                    reencode: upgrade.reencode)
+                return (opened, upgraded)
             }
         }
         let readers = opened.readers
         return SQLiteDatabase(
-            connection: opened.writer, readers: readers, executor: executor, table: table, location: location)
+            connection: opened.writer, readers: readers, executor: executor, table: table, location: location,
+            upgradedRowCount: upgraded)
+    }
+
+    /// The entity version a repository writes, and how it re-encodes a row's body written by
+    /// an older one.
+    struct Upgrade: Sendable {
+        var currentVersion: Int
+        /// Decodes a body written by the given version through the migrations, and encodes
+        /// the entity again.
+        var reencode: @Sendable (Data, Int) throws -> Data
+
+        /// Version 1, what `Migrations()` is: no row is ever older.
+        static let versionOne = Upgrade(currentVersion: 1) { body, _ in body }
     }
 
     /// Opens a private in-memory database on the caller's thread (nothing blocks), and
@@ -96,9 +120,10 @@ actor SQLiteDatabase {
     /// created again, empty, and served as the truth. So everything that can be read first
     /// is read on a connection that cannot write at all, and throws with the file untouched.
     private static func openFile(
-        path: String, table: SQLiteTable, options: SQLiteOptions, location: String
+        path: String, table: SQLiteTable, options: SQLiteOptions, currentVersion: Int, location: String
     ) throws -> OpenedFile {
-        let probe = try probe(path: path, table: table, options: options, location: location)
+        let probe = try probe(
+            path: path, table: table, options: options, currentVersion: currentVersion, location: location)
         let writer = try openWriter(path: path, table: table, options: options, location: location)
         try probe?.setBusyTimeout(milliseconds: 0)
         return OpenedFile(writer: writer, readers: SQLiteReaderPool(path: path, first: probe))
@@ -109,16 +134,18 @@ actor SQLiteDatabase {
     ///
     /// - Throws: `corrupted` when the header, the schema or the file's length is damaged,
     ///   or, when opening is about to write, when SQLite's `quick_check` or a row's checksum
-    ///   finds damage; `rejected` for a table of another shape.
+    ///   finds damage; `rejected` for a table of another shape; `writtenByNewerVersion` when
+    ///   the table's rows were written by a version newer than `currentVersion`.
     private static func probe(
-        path: String, table: SQLiteTable, options: SQLiteOptions, location: String
+        path: String, table: SQLiteTable, options: SQLiteOptions, currentVersion: Int, location: String
     ) throws -> SQLiteConnection? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
             let connection = try SQLiteConnection(path: path, readOnly: true)
             try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
             try connection.transaction(.deferred) {
-                try inspect(connection, path: path, table: table, location: location)
+                try inspect(
+                    connection, path: path, table: table, currentVersion: currentVersion, location: location)
             }
             return connection
         } catch let error as SQLiteError where error.code == SQLiteError.readOnly {
@@ -131,13 +158,19 @@ actor SQLiteDatabase {
 
     /// Everything opening can learn without writing, inside one read transaction.
     private static func inspect(
-        _ connection: SQLiteConnection, path: String, table: SQLiteTable, location: String
+        _ connection: SQLiteConnection, path: String, table: SQLiteTable, currentVersion: Int,
+        location: String
     ) throws {
         // Reads the header and the schema: a file that is not a database, or whose first
         // pages or schema are damaged, throws here.
         _ = try connection.integer("SELECT count(*) FROM sqlite_master")
         try SQLiteFileHeader.checkLength(ofDatabaseAt: path, location: location)
         let presence = try table.presence(on: connection, location: location)
+        // Before the writer opens (switching a file to WAL is a write): newer data is refused
+        // with the file untouched.
+        if presence == .present {
+            try table.refuseNewerVersion(than: currentVersion, on: connection, location: location)
+        }
         let journalMode = try connection.text("PRAGMA journal_mode")?.lowercased()
         guard presence == .missing || journalMode != "wal" else { return }
         // The writer is about to write: read every page first.

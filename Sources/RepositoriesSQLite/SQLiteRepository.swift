@@ -36,6 +36,18 @@ import Repositories
 /// naming them and changes nothing: the table cannot tell which of the two was written last,
 /// and merging would silently drop the other.
 ///
+/// ## Schema evolution
+///
+/// ``init(fileURL:options:migrations:)`` takes the entity's `Migrations`. The version that
+/// wrote a table's rows is kept per table, in the file's `repositories_entity_versions`
+/// table, rather than per row: every row of an open table is at the current version, since
+/// rows are only written at it and opening rewrites older ones, with the stamp, in one
+/// transaction; and a stamp column would have changed the table's shape, which earlier
+/// releases refuse. A table without a stamp reads as version 1, and opens at version 1
+/// without a byte written. A table written by a newer version is refused with
+/// `writtenByNewerVersion` before anything is written, and a row no upgrade reads throws
+/// `decodingFailed` naming its ID and version, with no row changed or dropped.
+///
 /// ## Durability
 ///
 /// The database runs in WAL mode with `synchronous=FULL` by default: once `save`, `delete`
@@ -121,6 +133,9 @@ import Repositories
 ///
 /// ### Opening and closing
 /// - ``init(fileURL:options:)``
+/// - ``init(fileURL:options:migrations:)``
+/// - ``migrations``
+/// - ``upgradedRowCount``
 /// - ``inMemory(options:)``
 /// - ``close()``
 public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
@@ -134,6 +149,12 @@ where Entity.ID: Codable & Sendable {
     public let options: SQLiteOptions
     /// The name of the table that holds the entities, unquoted.
     public var tableName: String { database.table.name }
+    /// The entity's version and its upgrades, as the repository was opened with them:
+    /// `Migrations()`, version 1, unless ``init(fileURL:options:migrations:)`` was given others.
+    public let migrations: Migrations<Entity>
+    /// How many rows opening brought up from an older version of the entity: 0 when the table
+    /// was already at `Migrations.currentVersion`, as it is on every open after the first.
+    public var upgradedRowCount: Int { database.upgradedRowCount }
 
     let database: SQLiteDatabase
     private let encoder: JSONEncoder
@@ -157,12 +178,43 @@ where Entity.ID: Codable & Sendable {
     ///   `conflict` naming the IDs, with nothing changed, when an earlier version stored one
     ///   ID in two Unicode spellings as two rows (see "Equal IDs").
     public convenience init(fileURL: URL, options: SQLiteOptions = SQLiteOptions()) async throws {
+        try await self.init(fileURL: fileURL, options: options, migrations: Migrations())
+    }
+
+    /// Opens the database at `fileURL` as ``init(fileURL:options:)`` does, reading rows
+    /// written by older versions of the entity through `migrations`.
+    ///
+    /// The table is stamped with the entity version that wrote its rows (see "Schema
+    /// evolution"); a table without a stamp, as every earlier release wrote, reads as
+    /// version 1. Opening a table of an older version decodes each row as that version's
+    /// shape, runs it up the chain, and rewrites every row at `Migrations.currentVersion`
+    /// together with the new stamp, in one transaction, before the repository is returned;
+    /// ``upgradedRowCount`` says how many rows it upgraded. The next open upgrades nothing.
+    ///
+    /// - Parameters:
+    ///   - fileURL: the database file; created with the table when it does not exist.
+    ///   - options: the table name, durability, coders (old shapes are decoded with
+    ///     ``SQLiteOptions/makeDecoder``).
+    ///   - migrations: the entity's version and the upgrades from each older one.
+    /// - Throws: what ``init(fileURL:options:)`` throws, and `RepositoryError`
+    ///   `writtenByNewerVersion` when the table was written by a newer version of the entity
+    ///   than `migrations` know, with the database file untouched; `decodingFailed` naming the
+    ///   row's ID and the version that wrote it when no upgrade reads it, with every row left
+    ///   as it was.
+    public convenience init(
+        fileURL: URL, options: SQLiteOptions = SQLiteOptions(), migrations: Migrations<Entity>
+    ) async throws {
         let path = try Self.databasePath(of: fileURL)
         let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
+        let decoder = options.makeDecoder()
+        let encoder = options.makeEncoder()
+        let upgrade = SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) { body, version in
+            try encoder.encode(migrations.decode(body, writtenBy: version, using: decoder))
+        }
         let database = try await SQLiteDatabase.open(
             path: path, table: table, options: options,
-            canonicalizesKeys: !SQLiteKey.isAlwaysCanonical(ID.self))
-        self.init(database: database, fileURL: fileURL, options: options)
+            canonicalizesKeys: !SQLiteKey.isAlwaysCanonical(ID.self), upgrade: upgrade)
+        self.init(database: database, fileURL: fileURL, options: options, migrations: migrations)
     }
 
     /// Opens a private in-memory database: the same SQL, no file, nothing kept after the
@@ -174,11 +226,14 @@ where Entity.ID: Codable & Sendable {
     public static func inMemory(options: SQLiteOptions = SQLiteOptions()) throws -> SQLiteRepository {
         let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
         let database = try SQLiteDatabase.openInMemory(table: table, options: options)
-        return SQLiteRepository(database: database, fileURL: nil, options: options)
+        return SQLiteRepository(database: database, fileURL: nil, options: options, migrations: Migrations())
     }
 
-    private init(database: SQLiteDatabase, fileURL: URL?, options: SQLiteOptions) {
+    private init(
+        database: SQLiteDatabase, fileURL: URL?, options: SQLiteOptions, migrations: Migrations<Entity>
+    ) {
         self.database = database
+        self.migrations = migrations
         self.fileURL = fileURL
         self.options = options
         self.encoder = options.makeEncoder()

@@ -50,8 +50,9 @@ final class SQLiteTable: Sendable {
     ///
     /// The name is always quoted, never interpolated as it is, so any text is safe.
     ///
-    /// - Throws: `RepositoryError` `rejected` when `name` is empty, holds a NUL character, or
-    ///   starts with `sqlite_` (a prefix SQLite reserves for itself).
+    /// - Throws: `RepositoryError` `rejected` when `name` is empty, holds a NUL character,
+    ///   starts with `sqlite_` (a prefix SQLite reserves for itself), or is
+    ///   `repositories_entity_versions` (where the tables' versions are kept).
     init(name: String) throws {
         if name.isEmpty || name.contains("\u{0}") {
             throw RepositoryError.rejected(
@@ -61,6 +62,11 @@ final class SQLiteTable: Sendable {
         if name.lowercased().hasPrefix("sqlite_") {
             throw RepositoryError.rejected(
                 "The SQLite table name \(String(reflecting: name)) starts with sqlite_, which SQLite reserves",
+                recovery: "Pass another table name")
+        }
+        if name.lowercased() == Self.versionsTableName {
+            throw RepositoryError.rejected(
+                "The SQLite table name \(name) is the table where SQLiteRepository keeps each table's entity version",
                 recovery: "Pass another table name")
         }
         let table = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import RepositoriesSQLite
 import RepositoriesTestSupport
 import Testing
 
@@ -124,6 +125,27 @@ import Testing
         try await old.close()
         let todos = try await fileRepository(directory: directory.url, migrations: Self.migrations())
         #expect(todos.upgradedRecordCount == 1)
+        #expect(try await todos.fetchAll() == [Todo(id: 1, text: "tea", done: false)])
+        try await todos.close()
+    }
+
+    /// "SQLiteRepository": open with the chain.
+    func sqliteRepository(directory: URL, migrations: Migrations<Todo>) async throws -> SQLiteRepository<Todo>
+    {
+        let todos = try await SQLiteRepository<Todo>(
+            fileURL: directory.appending(path: "todos.sqlite"), migrations: migrations)
+        let upgraded = todos.upgradedRowCount  // rows upgraded by this open; 0 the next time
+        #expect(upgraded == 1)
+        return todos
+    }
+
+    @Test func aVersionOneTableOpensUpgradedThroughTheGuidesChain() async throws {
+        let directory = try TemporaryDirectory()
+        let old = try await SQLiteRepository<TodoV1>(
+            fileURL: directory.file("todos.sqlite"), options: SQLiteOptions(tableName: "Todo"))
+        try await old.save(TodoV1(id: 1, title: "tea"))
+        try await old.close()
+        let todos = try await sqliteRepository(directory: directory.url, migrations: Self.migrations())
         #expect(try await todos.fetchAll() == [Todo(id: 1, text: "tea", done: false)])
         try await todos.close()
     }

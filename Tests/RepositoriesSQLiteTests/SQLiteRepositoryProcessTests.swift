@@ -105,6 +105,9 @@ enum ChildRole {
     case crash(database: URL, acknowledgements: URL, firstOperation: Int)
     /// Saves entities `first..<first + count` from two tasks, then exits.
     case write(database: URL, first: Int, count: Int)
+    /// Appends 0 to `acknowledgements`, opens the table `Todo` at version 2 (upgrading it),
+    /// appends 1, then waits to be killed.
+    case migrate(database: URL, acknowledgements: URL)
 
     private static let roleKey = "REPOSITORIES_SQLITE_CHILD"
     private static let databaseKey = "REPOSITORIES_SQLITE_CHILD_DATABASE"
@@ -125,6 +128,9 @@ enum ChildRole {
             return .crash(
                 database: databaseURL, acknowledgements: URL(filePath: acknowledgements),
                 firstOperation: first)
+        case "migrate":
+            guard let acknowledgements = environment[acknowledgementsKey] else { return nil }
+            return .migrate(database: databaseURL, acknowledgements: URL(filePath: acknowledgements))
         case "write":
             guard let count = environment[countKey].flatMap({ Int($0) }) else { return nil }
             return .write(database: databaseURL, first: first, count: count)
@@ -141,6 +147,11 @@ enum ChildRole {
                 Self.roleKey: "crash", Self.databaseKey: database.path(percentEncoded: false),
                 Self.acknowledgementsKey: acknowledgements.path(percentEncoded: false),
                 Self.firstKey: String(firstOperation),
+            ]
+        case .migrate(let database, let acknowledgements):
+            [
+                Self.roleKey: "migrate", Self.databaseKey: database.path(percentEncoded: false),
+                Self.acknowledgementsKey: acknowledgements.path(percentEncoded: false), Self.firstKey: "0",
             ]
         case .write(let database, let first, let count):
             [
@@ -165,6 +176,16 @@ enum ChildRole {
                 try log.write(contentsOf: Data("\(number)\n".utf8))
                 number += 1
             }
+        case .migrate(let database, let acknowledgements):
+            let log = try FileHandle(forWritingTo: acknowledgements)
+            try log.seekToEnd()
+            try log.write(contentsOf: Data("0\n".utf8))
+            let store = try await SQLiteRepository<Todo>(
+                fileURL: database, options: SQLiteRepositoryMigrationTests.table,
+                migrations: Todo.migrations())
+            try log.write(contentsOf: Data("1\n".utf8))
+            try await Task.sleep(for: .seconds(180))  // never outlive a vanished parent
+            try await store.close()
         case .write(let database, let first, let count):
             let store = try await SQLiteRepository<ConformanceEntity>(fileURL: database)
             let half = count / 2

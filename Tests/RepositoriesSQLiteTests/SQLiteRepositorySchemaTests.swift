@@ -43,7 +43,7 @@ import Testing
         try await guarded.close()
     }
 
-    @Test(arguments: ["", "sqlite_notes", "SQLITE_x", "a\u{0}b"])
+    @Test(arguments: ["", "sqlite_notes", "SQLITE_x", "a\u{0}b", "repositories_entity_versions"])
     func reservedOrEmptyTableNamesAreRejected(_ name: String) async throws {
         let error = try #require(throws: RepositoryError.self) {
             _ = try SQLiteRepository<Note>.inMemory(options: SQLiteOptions(tableName: name))
