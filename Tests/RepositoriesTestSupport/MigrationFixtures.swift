@@ -64,6 +64,7 @@ public enum MigrationFixtures {
                 pinned: false)
         }
 
+        /// A todo of version 2.
         public init(
             id: Int, text: String, done: Bool, created: Date, tags: [String], note: String?, pinned: Bool
         ) {
