@@ -287,18 +287,27 @@ struct Device {
         #expect(try await device.local.fetchAll() == [item(1)], "the local change was taken back")
     }
 
-    @Test func anAutomaticSyncThatFailedIsTriedAgainAfterABackoffAndSendsTheChange() async throws {
-        let remote = Remote()
+    /// An offline-first stack over `remote` (offline) that syncs by itself on `clock`, with
+    /// jitter-free waits from 1 s doubling up to `maxDelay`.
+    private func syncingByItself(
+        over remote: Remote, clock: ManualClock, maxAttempts: Int = 3, maxDelay: Duration = .seconds(4),
+        in directory: TemporaryDirectory
+    ) async throws -> OfflineFirstRepository<Remote, InMemoryRepository<Item>> {
         remote.online = false
-        let clock = ManualClock()
-        let directory = try TemporaryDirectory()
         let outbox = try await Outbox<Item>(fileURL: directory.file())
-        let notes = remote.offlineFirst(
+        return remote.offlineFirst(
             local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
             automaticSync: AutomaticSync(
                 backoff: RetryPolicy(
-                    maxAttempts: 5, baseDelay: .seconds(1), maxDelay: .seconds(4), jitter: .none),
+                    maxAttempts: maxAttempts, baseDelay: .seconds(1), maxDelay: maxDelay, jitter: .none),
                 clock: clock))
+    }
+
+    @Test func anAutomaticSyncThatFailedIsTriedAgainAfterABackoffAndSendsTheChange() async throws {
+        let remote = Remote()
+        let clock = ManualClock()
+        let directory = try TemporaryDirectory()  // held: its files are deleted with it
+        let notes = try await syncingByItself(over: remote, clock: clock, maxAttempts: 5, in: directory)
         defer { notes.stopAutomaticSync() }
 
         try await notes.save(item(1))
@@ -312,16 +321,9 @@ struct Device {
 
     @Test func anAutomaticSyncKeepsTryingPastTheBackoffsAttemptsUntilTheRemoteAnswers() async throws {
         let remote = Remote()
-        remote.online = false
         let clock = ManualClock()
-        let directory = try TemporaryDirectory()
-        let outbox = try await Outbox<Item>(fileURL: directory.file())
-        let notes = remote.offlineFirst(
-            local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
-            automaticSync: AutomaticSync(
-                backoff: RetryPolicy(
-                    maxAttempts: 2, baseDelay: .seconds(1), maxDelay: .seconds(4), jitter: .none),
-                clock: clock))
+        let directory = try TemporaryDirectory()  // held: its files are deleted with it
+        let notes = try await syncingByItself(over: remote, clock: clock, maxAttempts: 2, in: directory)
         defer { notes.stopAutomaticSync() }
 
         try await notes.save(item(1))
@@ -340,15 +342,10 @@ struct Device {
 
     @Test func stoppingAutomaticSyncDuringABackoffWaitSendsNothingMore() async throws {
         let remote = Remote()
-        remote.online = false
         let clock = ManualClock()
         let directory = try TemporaryDirectory()
-        let outbox = try await Outbox<Item>(fileURL: directory.file())
-        let notes = remote.offlineFirst(
-            local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins,
-            automaticSync: AutomaticSync(
-                backoff: RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(1), jitter: .none),
-                clock: clock))
+        let notes = try await syncingByItself(
+            over: remote, clock: clock, maxDelay: .seconds(1), in: directory)
 
         try await notes.save(item(1))
         await clock.waitForSleepers(count: 1)
@@ -356,7 +353,7 @@ struct Device {
         #expect(clock.sleeperCount == 0, "the backoff wait ended with the stop")
         remote.online = true
         await clock.advance(by: .seconds(1))
-        #expect(try await outbox.changes().map(\.id) == [1], "stopped: the change still waits")
+        #expect(try await notes.outbox.changes().map(\.id) == [1], "stopped: the change still waits")
         try await notes.sync()
         #expect(remote.writes.count == 1, "the explicit sync sent it")
     }
