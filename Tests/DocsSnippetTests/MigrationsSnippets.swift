@@ -149,4 +149,28 @@ import Testing
         #expect(try await todos.fetchAll() == [Todo(id: 1, text: "tea", done: false)])
         try await todos.close()
     }
+
+    /// "Outbox": the offline-first stack with one chain for the local store and the outbox.
+    func offlineFirst(
+        directory: URL, api: InMemoryRepository<Todo>
+    ) async throws -> (OfflineFirstRepository<InMemoryRepository<Todo>, FileRepository<Todo>>, Outbox<Todo>) {
+        let migrations = try Self.migrations()
+        let local = try await FileRepository<Todo>(
+            fileURL: directory.appending(path: "todos.store"), migrations: migrations)
+        let outbox = try await Outbox<Todo>(
+            fileURL: directory.appending(path: "todos.outbox"), migrations: migrations)
+        let todos = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+        return (todos, outbox)
+    }
+
+    @Test func theOutboxSnippetOpensTheStackAtVersionThreeAndSyncs() async throws {
+        let directory = try TemporaryDirectory()
+        let api = InMemoryRepository<Todo>()
+        let (todos, outbox) = try await offlineFirst(directory: directory.url, api: api)
+        todos.stopAutomaticSync()
+        try await todos.save(Todo(id: 1, text: "tea", done: false))
+        try await todos.sync()
+        #expect(try await api.fetch(id: 1)?.text == "tea")
+        #expect(try await outbox.changes().isEmpty)
+    }
 }

@@ -178,6 +178,8 @@ extension Migrations {
         let newType: ObjectIdentifier
         let oldTypeName: String
         let newTypeName: String
+        /// The type this upgrade reads, for a store whose records nest the entity.
+        let oldShape: any MigrationShapeOpening
         let decode: @Sendable (Data, JSONDecoder) throws -> any Sendable
         let decodeArray: @Sendable (Data, JSONDecoder) throws -> [any Sendable]
         let convert: @Sendable (any Sendable) throws -> any Sendable
@@ -201,7 +203,7 @@ extension Migrations {
             Upgrade(
                 fromVersion: version, oldType: ObjectIdentifier(Old.self),
                 newType: ObjectIdentifier(New.self),
-                oldTypeName: "\(Old.self)", newTypeName: "\(New.self)",
+                oldTypeName: "\(Old.self)", newTypeName: "\(New.self)", oldShape: MigrationShape<Old>(),
                 decode: { data, decoder in try decoder.decode(Old.self, from: data) },
                 decodeArray: { data, decoder in try decoder.decode([Old].self, from: data) },
                 convert: { value in

@@ -39,15 +39,43 @@ where Entity.ID: Codable & Sendable {
     ///
     /// Every change is flushed to disk before the write that made it returns.
     ///
+    /// Changes queued by an earlier release of the app, whose entity had an older shape,
+    /// are upgraded on open with `migrations`, as ``FileRepository`` upgrades its records:
+    /// the entity and the base of each change go through the upgrades, and the outbox's
+    /// file is rewritten once, atomically. The changes are then sent as the current version.
+    ///
+    /// ```swift
+    /// let outbox = try await Outbox<Todo>(fileURL: outboxURL, migrations: migrations)
+    /// ```
+    ///
     /// - Parameters:
     ///   - fileURL: the outbox's file; created when absent. One outbox for one local store.
     ///   - lockWait: how long opening waits for another holder of the outbox to let go
     ///     before throwing `locked`; `nil` throws at once.
+    ///   - migrations: the entity's current version and the upgrades from older ones; give
+    ///     the same migrations as the local store's. By default, version 1.
     /// - Throws: what ``FileRepository/init(fileURL:options:migrations:)`` throws: `locked`,
-    ///   `corrupted` (the file untouched), `decodingFailed`, `rejected`.
-    public init(fileURL: URL, lockWait: Duration? = nil) async throws {
-        store = try await FileRepository<Record>(
-            fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait))
+    ///   `corrupted` (the file untouched), `rejected`; `writtenByNewerVersion` when a
+    ///   newer release of the app queued the changes (the file untouched); `decodingFailed`
+    ///   naming the change's ID when a queued entity does not decode as its version's
+    ///   shape or an upgrade throws (the file untouched: a pending change is never set
+    ///   aside, since it would then never be sent).
+    public init(fileURL: URL, lockWait: Duration? = nil, migrations: Migrations<Entity> = Migrations())
+        async throws
+    {
+        do {
+            store = try await FileRepository<Record>(
+                fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait),
+                migrations: try Self.recordMigrations(migrations))
+        } catch var error as RepositoryError where error.code == .decodingFailed {
+            // The file store's advice to set the record aside does not apply: a change set
+            // aside would never be sent.
+            error.recovery =
+                "Fix the upgrade in the Migrations given to the Outbox so it reads this change's entity, "
+                + "then open again; a pending change is never set aside, since it would then never be sent. "
+                + "The file was left untouched"
+            throw error
+        }
         let highest = try await store.fetchAll().map(\.revision).max() ?? 0
         revisions = RevisionCounter(after: highest)
         syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))

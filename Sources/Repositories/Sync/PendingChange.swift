@@ -35,3 +35,7 @@ where Entity.ID: Codable & Sendable {
         return .pending(attempts: attempts, lastError: lastError)
     }
 }
+
+/// Two kinds are equal when both delete, or both save equal entities: for tests that check
+/// what the outbox holds.
+extension PendingChange.Kind: Equatable where Entity: Equatable {}
