@@ -120,4 +120,42 @@ import Testing
         #expect(error?.recovery?.contains("never set aside") == true, "\(error?.recovery ?? "")")
         #expect(try Data(contentsOf: earlier.outboxURL) == before, "a pending change is never dropped")
     }
+
+    /// A copy of the checked-in outbox an earlier release wrote.
+    private static func fixture(in directory: TemporaryDirectory) throws -> URL {
+        let fixture = try #require(
+            Bundle.module.url(forResource: "Fixtures", withExtension: nil)?
+                .appending(path: "Migrations/Outbox/todos-v1.outbox"))
+        let copy = directory.url.appending(path: "todos.outbox")
+        try FileManager.default.copyItem(at: fixture, to: copy)
+        return copy
+    }
+
+    @Test func theCheckedInVersionOneOutboxStillOpensAsItWasAndUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try Self.fixture(in: directory)
+
+        let asWritten = try await Outbox<TodoV1>(fileURL: url)
+        let original = try await asWritten.changes()
+        try await asWritten.close()
+        #expect(original.map(\.id) == [1, 10, 2, 11])
+        var edited = TodoV1.make(1)
+        edited.title = "edited offline by version 1"
+        #expect(original[0].kind == .save(edited) && original[0].base == TodoV1.make(1))
+        #expect(original[1].kind == .save(TodoV1.make(10, title: "made offline by version 1")))
+        #expect(original[2].kind == .delete && original[2].base == TodoV1.make(2))
+
+        let upgraded = try await Outbox<TodoV3>(fileURL: url, migrations: try TodoV3.migrations())
+        let changes = try await upgraded.changes()
+        try await upgraded.close()
+        let chain = try TodoV3.migrations()
+        func v3(_ old: TodoV1) throws -> TodoV3 {
+            try chain.decode(JSONEncoder().encode(old), writtenBy: 1, using: JSONDecoder())
+        }
+        #expect(changes.map(\.id) == original.map(\.id))
+        #expect(changes.map(\.idempotencyKey) == original.map(\.idempotencyKey))
+        let (editedV3, oneV3, twoV3) = (try v3(edited), try v3(TodoV1.make(1)), try v3(TodoV1.make(2)))
+        #expect(changes[0].kind == .save(editedV3) && changes[0].base == oneV3)
+        #expect(changes[2].kind == .delete && changes[2].base == twoV3)
+    }
 }
