@@ -62,7 +62,7 @@ extension FileRepository {
         }
 
         var replay = Replay<Entity>(
-            path: path, decoder: options.makeDecoder(), policy: options.undecodableRecords,
+            path: path, makeDecoder: options.makeDecoder, policy: options.undecodableRecords,
             migrations: migrations)
         try replay.apply(scan.records)
         if !replay.undecodable.isEmpty { try appendSetAside(replay.undecodable, besides: path) }
@@ -142,6 +142,9 @@ struct UndecodableRecord {
 /// Rebuilds the index from the journal's records, in order.
 struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codable & Sendable {
     let path: String
+    /// Makes a decoder for each chunk decoded at once with others.
+    let makeDecoder: @Sendable () -> JSONDecoder
+    /// The decoder of everything decoded on the opening thread.
     let decoder: JSONDecoder
     let policy: FileRepository<Entity>.UndecodableRecords
     let migrations: Migrations<Entity>
@@ -152,11 +155,12 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     var upgraded = 0
 
     init(
-        path: String, decoder: JSONDecoder, policy: FileRepository<Entity>.UndecodableRecords,
-        migrations: Migrations<Entity>
+        path: String, makeDecoder: @escaping @Sendable () -> JSONDecoder,
+        policy: FileRepository<Entity>.UndecodableRecords, migrations: Migrations<Entity>
     ) {
         self.path = path
-        self.decoder = decoder
+        self.makeDecoder = makeDecoder
+        self.decoder = makeDecoder()
         self.policy = policy
         self.migrations = migrations
     }
@@ -225,22 +229,19 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         }
     }
 
-    /// Decodes entities of one version as one array. When the array does not decode, each
-    /// entity is decoded alone, so the one at fault is named (or set aside) and the rest
-    /// still apply.
+    /// Decodes entities of one version as one array, or, when there are many, as one array
+    /// per core, the arrays at once. When an array does not decode, each entity is decoded
+    /// alone, so the one at fault is named (or set aside) and the rest still apply.
     private mutating func decodeRun(_ run: ArraySlice<PendingEntity>, version: Int) throws {
         if version < migrations.currentVersion { upgraded += run.count }
-        var array: [UInt8] = [0x5B]  // [
-        array.reserveCapacity(run.reduce(2) { $0 + $1.payload.count + 1 })
-        for (position, entity) in run.enumerated() {
-            if position > 0 { array.append(0x2C) }  // ,
-            array += entity.payload
-        }
-        array.append(0x5D)  // ]
         // The error is not lost: each entity is decoded alone below, and the one that fails says why.
-        if let entities = try? migrations.decodeArray(Data(array), writtenBy: version, using: decoder) {
-            for entity in entities { index.upsert(entity) }
-            if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
+        if let chunks = try? Self.decodeInChunks(
+            run, version: version, migrations: migrations, makeDecoder: makeDecoder)
+        {
+            for entities in chunks {
+                for entity in entities { index.upsert(entity) }
+                if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
+            }
             return
         }
         for entity in run {
@@ -248,6 +249,29 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
                 index.upsert(decoded)
                 if !undecodable.isEmpty { forgetUndecodable([AnyHashable(decoded.id)]) }
             }
+        }
+    }
+
+    /// The fewest entities worth a core of their own: below it, starting a thread costs
+    /// more than the decoding it takes over.
+    static var entitiesPerCore: Int { 2_048 }
+
+    /// Decodes `run` as JSON arrays, one per chunk, the chunks on every core, each with its
+    /// own decoder; the chunks in order.
+    private static func decodeInChunks(
+        _ run: ArraySlice<PendingEntity>, version: Int, migrations: Migrations<Entity>,
+        makeDecoder: @escaping @Sendable () -> JSONDecoder
+    ) throws -> [[Entity]] {
+        try ParallelChunks.map(count: run.count, minimumChunk: entitiesPerCore) { chunk in
+            let slice = run[(run.startIndex + chunk.lowerBound)..<(run.startIndex + chunk.upperBound)]
+            var array: [UInt8] = [0x5B]  // [
+            array.reserveCapacity(slice.reduce(2) { $0 + $1.payload.count + 1 })
+            for (position, entity) in slice.enumerated() {
+                if position > 0 { array.append(0x2C) }  // ,
+                array += entity.payload
+            }
+            array.append(0x5D)  // ]
+            return try migrations.decodeArray(Data(array), writtenBy: version, using: makeDecoder())
         }
     }
 

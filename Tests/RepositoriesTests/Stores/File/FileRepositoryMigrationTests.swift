@@ -204,6 +204,35 @@ import Testing
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// Many records are decoded in chunks on every core; a record at fault in a later chunk
+    /// is still the one named, and with `.setAside` the others of its chunk still open.
+    @Test func aBadRecordAmongManyDecodedAtOnceIsNamedOrSetAsideAlone() async throws {
+        let url = directory.file("many.store")
+        let count = 10_000
+        let v1 = try await FileRepository<TodoV1>(fileURL: url)
+        try await v1.save(contentsOf: (1...count).map { TodoV1.make($0) })
+        try await v1.close()
+        let before = try Data(contentsOf: url)
+        let strict = try Migrations<Todo>(
+            .upgrade(from: 1) { (old: TodoV1) in
+                if old.id == 9_000 { throw Refused() }
+                return Todo(upgrading: old)
+            })
+
+        let error = await #expect(throws: RepositoryError.self) {
+            try await FileRepository<Todo>(fileURL: url, migrations: strict)
+        }
+        #expect(error?.record?.contains("id 9000") == true, "\(error?.record ?? "")")
+        #expect(try Data(contentsOf: url) == before)
+
+        let todos = try await FileRepository<Todo>(
+            fileURL: url, options: .init(undecodableRecords: .setAside), migrations: strict)
+        #expect(try await todos.count() == count - 1)
+        #expect(try await todos.fetchAll().map(\.id) == Array(1...count).filter { $0 != 9_000 })
+        #expect(try await todos.setAsideRecords().map(\.id) == ["9000"])
+        try await todos.close()
+    }
+
     @Test func aChangedModelWithoutAnUpgradeSuggestsMigrations() async throws {
         let url = try fixture("todos-v1-journal.store")
         let error = await #expect(throws: RepositoryError.self) {
