@@ -20,17 +20,26 @@ where Entity.ID: Codable & Sendable {
     /// Opens (or creates) `NAME.journal` and `NAME.outbox` in `directory`, creating the
     /// directory when it is missing.
     ///
+    /// - Parameters:
+    ///   - directory: where the two files are.
+    ///   - name: the files' name, before `.journal` and `.outbox`.
+    ///   - migrations: the entity's version and the upgrades the journal and the outbox read
+    ///     older records through (`local.upgradedRecordCount` says how many of the journal's
+    ///     this open upgraded); version 1 by default.
     /// - Throws: the file system's error when the directory cannot be created; what
     ///   `FileRepository` and `Outbox` throw when a file cannot be opened (`locked` when
-    ///   another process holds it, `corrupted` with the file untouched). When the outbox
-    ///   fails to open, the journal opened before it is closed again.
-    public init(in directory: URL, name: String) async throws {
+    ///   another process holds it, `corrupted` with the file untouched,
+    ///   `writtenByNewerVersion` when a newer version of the app wrote either file). When the
+    ///   outbox fails to open, the journal opened before it is closed again.
+    public init(in directory: URL, name: String, migrations: Migrations<Entity> = Migrations()) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let local = try await FileRepository<Entity>(
-            fileURL: directory.appendingPathComponent("\(name).journal", isDirectory: false))
+            fileURL: directory.appendingPathComponent("\(name).journal", isDirectory: false),
+            migrations: migrations)
         do {
             outbox = try await Outbox<Entity>(
-                fileURL: directory.appendingPathComponent("\(name).outbox", isDirectory: false))
+                fileURL: directory.appendingPathComponent("\(name).outbox", isDirectory: false),
+                migrations: migrations)
         } catch {
             try await local.close()
             throw error

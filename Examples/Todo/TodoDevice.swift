@@ -23,14 +23,20 @@ struct TodoDevice: Sendable {
     let todos: Stack
 
     /// Opens the device's files in `directory` (creating them on a first launch) and the
-    /// stack over `api`.
+    /// stack over `api`. A `todos.journal` the previous release wrote (``TodoV1``) is
+    /// upgraded by ``Todo/migrations()`` as it opens, once.
     ///
-    /// - Throws: what opening the files throws (`locked`, `corrupted`).
+    /// - Throws: what opening the files throws (`locked`, `corrupted`,
+    ///   `writtenByNewerVersion` when a newer release wrote the journal).
     init(in directory: URL, api: SwitchedRepository<AnyRepository<Todo, UUID>>) async throws {
-        files = try await DeviceFiles(in: directory, name: "todos")
+        files = try await DeviceFiles(in: directory, name: "todos", migrations: try Todo.migrations())
         todos = api.offlineFirst(
             local: files.local, outbox: files.outbox, conflicts: .lastWriterWins, automaticSync: nil)
     }
+
+    /// How many todos opening `todos.journal` upgraded from the previous release's version:
+    /// 0 on every open after the first.
+    var upgradedCount: Int { files.local.upgradedRecordCount }
 
     /// Closes the device's files, as an app that quits leaves them.
     func close() async throws {

@@ -15,7 +15,13 @@
 // the API's list back. `api.fallback(to: file)` would refuse each edit offline, and
 // `file.writeThrough(to: api)` would need the API for each one.
 //
-// The run adds four todos and syncs; the network drops; it toggles, renames and deletes
+// This is version 2 of the app: its `Todo` calls the text `title` (the article's `todo`) and
+// adds `pinned`. The run starts as its first launch on a device where the previous release
+// (`TodoV1`) left todos.journal: the story writes that file with `TodoV1`, then opens it
+// with `Todo.migrations()`, which upgrades every todo and writes the file back once, and
+// prints the counts and one todo before and after. A restart later upgrades nothing.
+//
+// Then the run adds four todos and syncs; the network drops; it toggles, renames and deletes
 // (three changes wait in the outbox); it restarts, closing both files and opening them
 // again (the list and the three changes are still there); the network returns and one
 // sync brings the changes to the API, which the story checks against the device, with the

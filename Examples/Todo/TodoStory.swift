@@ -2,15 +2,35 @@ import ExampleSupport
 import Foundation
 import Repositories
 
-/// The run: a screen adds todos through ``TodoViewModel`` and they are synced; the network
-/// drops and the screen toggles, renames and deletes, each change waiting in the outbox; the
-/// app restarts (the files closed and opened again) with the changes still waiting; the
-/// network returns and one sync brings them to the API. Each claim is checked before it is
-/// printed.
+/// The run: the first launch of version 2 opens the `todos.journal` the previous release
+/// (``TodoV1``) left and upgrades its todos, once; a screen adds todos through
+/// ``TodoViewModel`` and they are synced; the network drops and the screen toggles, renames
+/// and deletes, each change waiting in the outbox; the app restarts (the files closed and
+/// opened again, nothing left to upgrade) with the changes still waiting; the network
+/// returns and one sync brings them to the API. Each claim is checked before it is printed.
 @MainActor
 struct TodoStory {
     /// The texts the run adds, in order.
     static let texts = ["Buy milk", "Write the report", "Call the plumber", "Water the plants"]
+
+    /// What the previous release (version 1 of the entity) left in `todos.journal`, every
+    /// todo synced: the API holds them too (``apiSeed``).
+    static let previousRelease = [
+        TodoV1(
+            id: previousID(1), todo: "Renew the passport", date: Date(timeIntervalSince1970: 1_700_000_000),
+            isDone: true),
+        TodoV1(
+            id: previousID(2), todo: "Book the dentist", date: Date(timeIntervalSince1970: 1_700_003_600),
+            isDone: false),
+    ]
+
+    /// What the simulated API holds at start: the previous release's todos, as it keeps
+    /// them today.
+    static var apiSeed: [Todo] { previousRelease.map(Todo.init(upgrading:)) }
+
+    private static func previousID(_ number: UInt8) -> UUID {
+        UUID(uuid: (0x5E, 0x1E, 0xA5, 0xE1, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, number))
+    }
 
     /// The simulated API (or `--api URL`), behind its network switch.
     let remote: ExampleRemote<Todo>
@@ -24,7 +44,7 @@ struct TodoStory {
     static func run(options: ExampleOptions) async throws {
         let workspace = try ExampleWorkspace(options: options, example: "Todo")
         let story = TodoStory(
-            remote: ExampleRemote(options: options, resource: "todos", seed: []),
+            remote: ExampleRemote(options: options, resource: "todos", seed: Self.apiSeed),
             directory: workspace.directory,
             place: workspace.isTemporary ? "a temporary directory" : workspace.directory.path)
         do {
@@ -51,16 +71,70 @@ struct TodoStory {
         print(
             "Todo: todos.journal holds the list and todos.outbox the changes not sent yet, in \(place); "
                 + "\(remote.origin)\(network) is where they go")
-        let device = try await TodoDevice(in: directory, api: remote.repository)
+        let device = try await firstLaunchOfVersionTwo()
         let model = TodoViewModel(repository: device.todos)
         try await launch(device, model)
         let added = try await add(device, model)
-        let names = Dictionary(uniqueKeysWithValues: added.map { ($0.id, $0.todo) })
+        let names = Dictionary(uniqueKeysWithValues: added.map { ($0.id, $0.title) })
         try await editOffline(device, model, added, names: names)
         try await list(model)
         let reopened = try await restart(device, screen: model, names: names)
         try await syncWhenTheNetworkReturns(reopened.device, reopened.model)
         try await reopened.device.close()
+    }
+
+    /// On a first launch (no `todos.journal` yet) writes the file the previous release left,
+    /// with its own entity, ``TodoV1``; then opens the device with ``Todo/migrations()``,
+    /// which upgrades every todo of version 1 and writes the file back at version 2, once.
+    ///
+    /// - Returns: the opened device.
+    /// - Throws: ``StoryFailure`` when a todo the previous release left is missing or was
+    ///   upgraded otherwise than the chain says.
+    private func firstLaunchOfVersionTwo() async throws -> TodoDevice {
+        Console.heading("First launch of version 2: what the previous release left")
+        let journal = directory.appending(path: "todos.journal")
+        let before: [TodoV1]
+        if FileManager.default.fileExists(atPath: journal.path) {
+            before = []
+        } else {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let previous = try await FileRepository<TodoV1>(fileURL: journal)
+            try await previous.save(contentsOf: Self.previousRelease)
+            try await previous.close()
+            before = Self.previousRelease
+            print(
+                "The previous release (Todo version 1) left todos.journal with \(Console.counted(before.count, "todo")): "
+                    + before.map(\.line).joined(separator: ", "))
+        }
+        let (device, opening) = try await Console.timed {
+            try await TodoDevice(in: directory, api: remote.repository)
+        }
+        let upgraded = device.upgradedCount
+        guard upgraded == before.count || before.isEmpty else {
+            throw StoryFailure(
+                "opening upgraded \(upgraded) todos, but the previous release left \(before.count)")
+        }
+        for old in before {
+            let new = try await device.files.local.fetch(id: old.id)
+            guard new == Todo(upgrading: old) else {
+                throw StoryFailure(
+                    "\"\(old.todo)\" of version 1 reads as \(new.map { "\($0)" } ?? "nothing"), not as the upgrade says"
+                )
+            }
+        }
+        guard upgraded > 0, let first = before.first else {
+            print("Opened todos.journal with Todo.migrations(): already at version 2, nothing to upgrade")
+            return device
+        }
+        print(
+            "Opened it with Todo.migrations() in \(Console.format(opening)): "
+                + "\(Console.counted(upgraded, "todo")) upgraded from version 1 to 2, written back once")
+        print("  before (version 1): todo: \"\(first.todo)\", isDone: \(first.isDone)")
+        let after = Todo(upgrading: first)
+        print(
+            "  after  (version 2): title: \"\(after.title)\", isDone: \(after.isDone), pinned: \(after.pinned)"
+        )
+        return device
     }
 
     /// Opens the device's files and syncs, as an app does at launch.
@@ -91,7 +165,7 @@ struct TodoStory {
                 throw StoryFailure(model.errorMessage ?? "adding reported no error, but added nothing")
             }
             added.append(todo)
-            print("+ \(todo.todo)")
+            print("+ \(todo.title)")
         }
         let waiting = try await device.files.outbox.changes().count
         print(
@@ -124,13 +198,13 @@ struct TodoStory {
         let onAPI = try await remote.direct.fetchAll()
         await model.toggleTodo(added[0])
         try check(model)
-        print("done:    \(added[0].todo)")
+        print("done:    \(added[0].title)")
         await model.editTodo(oldTodo: added[1], newTodo: "Write the quarterly report")
         try check(model)
-        print("renamed: \(added[1].todo) -> Write the quarterly report")
+        print("renamed: \(added[1].title) -> Write the quarterly report")
         await model.deleteTodo(added[2])
         try check(model)
-        print("deleted: \(added[2].todo)")
+        print("deleted: \(added[2].title)")
 
         let waiting = try await device.files.outbox.changes()
         let edited = Set(added.prefix(3).map(\.id))
@@ -205,6 +279,11 @@ struct TodoStory {
         print(
             "Reopened in \(Console.format(opening)): \(Console.counted(model.fetchedTodos.count, "todo")) survived, "
                 + "and so did the \(Console.changesWaiting(stillWaiting.count))")
+        guard reopened.upgradedCount == 0 else {
+            throw StoryFailure(
+                "reopening upgraded \(reopened.upgradedCount) todos again; the first launch wrote them back")
+        }
+        print("Nothing to upgrade this time: the first launch wrote todos.journal back at version 2")
         for todo in model.fetchedTodos { print(todo.line) }
         return (reopened, model)
     }
@@ -273,7 +352,7 @@ struct TodoStory {
     private func describe(_ change: PendingChange<Todo>, names: [UUID: String]) -> String {
         switch change.kind {
         case .save(let todo): return "save   \(todo.line)"
-        case .delete: return "delete \(change.base?.todo ?? names[change.id] ?? change.id.uuidString)"
+        case .delete: return "delete \(change.base?.title ?? names[change.id] ?? change.id.uuidString)"
         }
     }
 

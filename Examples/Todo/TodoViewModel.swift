@@ -65,7 +65,7 @@ final class TodoViewModel {
             errorMessage = "A todo needs some text."
             return nil
         }
-        let todo = Todo(todo: text, date: now())
+        let todo = Todo(title: text, date: now())
         let saved = await perform("add \"\(text)\"") {
             try await repository.save(todo)
         } update: { todos in
@@ -80,7 +80,7 @@ final class TodoViewModel {
         var changed = current(todo)
         changed.isDone.toggle()
         await replace(
-            changed, action: "mark \"\(changed.todo)\" \(changed.isDone ? "done" : "open")")
+            changed, action: "mark \"\(changed.title)\" \(changed.isDone ? "done" : "open")")
     }
 
     /// Gives `oldTodo` the text `newTodo` (the article's `editTodo(oldTodo:newTodo:)`, which
@@ -88,14 +88,14 @@ final class TodoViewModel {
     /// there is to give).
     func editTodo(oldTodo: Todo, newTodo: String) async {
         var changed = current(oldTodo)
-        let action = "rename \"\(changed.todo)\""
-        changed.todo = newTodo
+        let action = "rename \"\(changed.title)\""
+        changed.title = newTodo
         await replace(changed, action: action)
     }
 
     /// Deletes `todo` from the store and the list.
     func deleteTodo(_ todo: Todo) async {
-        await perform("delete \"\(todo.todo)\"") {
+        await perform("delete \"\(todo.title)\"") {
             try await repository.delete(id: todo.id)
         } update: { todos in
             todos.filter { $0.id != todo.id }

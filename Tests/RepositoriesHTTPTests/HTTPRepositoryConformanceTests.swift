@@ -39,7 +39,7 @@ import Testing
     /// operation failed under the concurrent load.
     func expectPlainRESTReport(_ report: ConformanceReport) {
         #expect(
-            Set(report.skipped.map(\.law))
+            Set(report.skipped.map(\.law)).subtracting(ConformanceArea.migrations.laws)
                 == [.failedBatchLeavesNothing, .cancelledBatchIsAllOrNothing, .batchesAreNeverSeenTorn],
             "\(report)")
         #expect(!report.notes.contains { $0.hasPrefix("concurrency:") }, "\(report)")
@@ -79,7 +79,7 @@ import Testing
                 },
                 makeEntity: ConformanceEntity.make
             ).run()
-            #expect(report.skipped.isEmpty, "\(report)")
+            #expect(report.skipped.allSatisfy { $0.law.area == .migrations }, "\(report)")
             #expect(!report.notes.contains { $0.hasPrefix("concurrency:") }, "\(report)")
         }
     }

@@ -28,7 +28,9 @@ import Testing
                 },
                 makeEntity: ConformanceEntity.make
             ).run()
-            #expect(report.violations.isEmpty && report.skipped.isEmpty, "\(report)")
+            #expect(
+                report.violations.isEmpty && report.skipped.allSatisfy { $0.law.area == .migrations },
+                "\(report)")
             #expect(!report.notes.contains { $0.hasPrefix("concurrency:") }, "\(report)")
         }
     }

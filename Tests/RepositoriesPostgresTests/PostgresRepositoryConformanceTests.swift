@@ -39,7 +39,7 @@ import Testing
             options: PostgresStores.options(makeUnencodable: Note.unencodable),
             makeRepository: { try await PostgresStores.make(Note.self) }, makeEntity: Note.make
         ).run()
-        #expect(report.skipped.isEmpty)
+        #expect(report.skipped.allSatisfy { $0.law.area == .migrations })
     }
 
     @Test func conformsWithUUIDIDs() async throws {
@@ -47,6 +47,6 @@ import Testing
             options: PostgresStores.options(makeUnencodable: Ticket.unencodable),
             makeRepository: { try await PostgresStores.make(Ticket.self) }, makeEntity: Ticket.make
         ).run()
-        #expect(report.skipped.isEmpty)
+        #expect(report.skipped.allSatisfy { $0.law.area == .migrations })
     }
 }

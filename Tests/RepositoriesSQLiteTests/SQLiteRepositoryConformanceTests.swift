@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 import RepositoriesSQLite
 import RepositoriesTestSupport
 import RepositoriesTesting
@@ -34,6 +35,10 @@ import Testing
     }
     @Test func durability() async throws {
         try await fileSuite(in: scratch).durability()
+    }
+
+    @Test func migrations() async throws {
+        try await fileSuite(in: scratch).migrations()
     }
 
     @Test func conformsWithStringIDs() async throws {
@@ -87,20 +92,48 @@ func fileOptions<Entity>(
     return options
 }
 
-/// The suite over `ConformanceEntity` in files of `scratch`.
+/// The suite over `ConformanceEntity` in files of `scratch`, the migration area included.
 func fileSuite(in scratch: TemporaryDirectory) -> RepositoryConformance<SQLiteRepository<ConformanceEntity>> {
-    RepositoryConformance(
-        options: fileOptions(),
+    var options: ConformanceOptions<SQLiteRepository<ConformanceEntity>> = fileOptions()
+    options.makeMigrationStoreLocation = { SQLiteLocation(fileURL: scratch.file()) }
+    return RepositoryConformance(
+        options: options,
         makeRepository: { try await SQLiteRepository<ConformanceEntity>(fileURL: scratch.file()) })
 }
 
-/// The suite over the author entity `Entity` in files of `scratch`.
+/// The suite over the author entity `Entity` in files of `scratch`, the migration area included.
 func fileSuite<Entity: Equatable>(
     in scratch: TemporaryDirectory, makeEntity: @escaping @Sendable (Int, Int) -> Entity,
     makeUnencodable: @escaping @Sendable (Int) -> Entity
 ) -> RepositoryConformance<SQLiteRepository<Entity>> {
-    RepositoryConformance(
-        options: fileOptions(makeUnencodable: makeUnencodable),
+    var options = fileOptions(makeUnencodable: makeUnencodable)
+    options.makeMigrationStoreLocation = { SQLiteLocation(fileURL: scratch.file()) }
+    return RepositoryConformance(
+        options: options,
         makeRepository: { try await SQLiteRepository<Entity>(fileURL: scratch.file()) },
         makeEntity: makeEntity)
+}
+
+/// A database file the migration area opens with each version of its fixture. The table
+/// name is fixed: by default it follows the entity's type, which differs between versions.
+struct SQLiteLocation: MigrationStoreLocation {
+    let fileURL: URL
+    let options = SQLiteOptions(tableName: "versioned_entities")
+
+    func open<Entity: VersionedConformanceEntity>(
+        migrations: Migrations<Entity>
+    ) async throws -> OpenedStore<Entity> {
+        let store = try await SQLiteRepository<Entity>(
+            fileURL: fileURL, options: options, migrations: migrations)
+        return OpenedStore(store) { try await store.close() }
+    }
+
+    func openWithoutMigrations<Entity: VersionedConformanceEntity>() async throws -> OpenedStore<Entity> {
+        let store = try await SQLiteRepository<Entity>(fileURL: fileURL, options: options)
+        return OpenedStore(store) { try await store.close() }
+    }
+
+    func remove() throws {
+        try removeDatabaseFiles(at: fileURL)
+    }
 }

@@ -28,7 +28,7 @@ extension Todo {
     /// The todo with an ID fixed by `index`, created `index` minutes after ``epoch``.
     static func make(index: Int, text: String, isDone: Bool = false) -> Todo {
         Todo(
-            id: uuid(index), todo: text, date: epoch.addingTimeInterval(Double(index) * 60), isDone: isDone)
+            id: uuid(index), title: text, date: epoch.addingTimeInterval(Double(index) * 60), isDone: isDone)
     }
 
     /// The conformance suite's entity for `(index, revision)`: the ID from the index, the
@@ -39,7 +39,7 @@ extension Todo {
 
     /// A todo the store cannot encode: a date that is not a number.
     static func unencodable(index: Int) -> Todo {
-        Todo(id: uuid(index), todo: "never stored", date: Date(timeIntervalSinceReferenceDate: .nan))
+        Todo(id: uuid(index), title: "never stored", date: Date(timeIntervalSinceReferenceDate: .nan))
     }
 
     private static func uuid(_ index: Int) -> UUID {

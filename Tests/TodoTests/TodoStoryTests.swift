@@ -15,11 +15,13 @@ import Testing
         directory = try TemporaryDirectory()
     }
 
-    private func makeStory(offline: Bool = false) -> TodoStory {
+    /// The story over a simulated API holding `seed` (the run's own seed by default).
+    private func makeStory(offline: Bool = false, seed: [Todo] = TodoStory.apiSeed) -> TodoStory {
         var options = ExampleOptions()
         options.offline = offline
         return TodoStory(
-            remote: ExampleRemote(options: options, resource: "todos", seed: [], latency: .zero),
+            remote: ExampleRemote(
+                options: options, resource: "todos", seed: seed, latency: .zero),
             directory: directory.url, place: "a test directory")
     }
 
@@ -29,17 +31,22 @@ import Testing
 
         let onAPI = try await #require(story.remote.server).fetch(TodoFilter.all.query)
         #expect(
-            onAPI.map(\.line) == ["[x] Buy milk", "[ ] Write the quarterly report", "[ ] Water the plants"])
-        let files = try await DeviceFiles<Todo>(in: directory.url, name: "todos")
+            onAPI.map(\.line) == [
+                "[x] Renew the passport", "[ ] Book the dentist", "[x] Buy milk",
+                "[ ] Write the quarterly report",
+                "[ ] Water the plants",
+            ])
+        let files = try await DeviceFiles<Todo>(
+            in: directory.url, name: "todos", migrations: try Todo.migrations())
         #expect(try await files.outbox.changes().isEmpty)
         #expect(try await files.local.fetch(TodoFilter.all.query) == onAPI)
         try await files.close()
     }
 
     @Test func aTodoTheAPILacksStopsTheSyncCheck() async throws {
-        let story = makeStory()
+        let story = makeStory(seed: [])
         let device = try await TodoDevice(in: directory.url, api: story.remote.repository)
-        try await device.files.local.save(Todo(todo: "past the outbox", date: Date()))
+        try await device.files.local.save(Todo(title: "past the outbox", date: Date()))
 
         let failure = await #expect(throws: StoryFailure.self) { try await story.verifySynced(device) }
         #expect(failure?.description.contains("after the sync the API holds []") == true)
@@ -47,9 +54,9 @@ import Testing
     }
 
     @Test func aChangeStillWaitingStopsTheSyncCheck() async throws {
-        let story = makeStory()
+        let story = makeStory(seed: [])
         let device = try await TodoDevice(in: directory.url, api: story.remote.repository)
-        let todo = Todo(todo: "on both, still queued", date: Date())
+        let todo = Todo(title: "on both, still queued", date: Date())
         try await device.todos.save(todo)
         try await #require(story.remote.server).save(todo)
 
@@ -59,9 +66,9 @@ import Testing
     }
 
     @Test func theSyncCheckPassesWhenTheAPIHoldsTheDevicesList() async throws {
-        let story = makeStory()
+        let story = makeStory(seed: [])
         let device = try await TodoDevice(in: directory.url, api: story.remote.repository)
-        try await device.todos.save(Todo(todo: "synced", date: Date()))
+        try await device.todos.save(Todo(title: "synced", date: Date()))
         try await device.todos.sync()
 
         #expect(try await story.verifySynced(device) == 1)

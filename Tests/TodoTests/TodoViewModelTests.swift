@@ -52,7 +52,7 @@ import Testing
 
         #expect(spy.operations == [.fetchQuery])
         #expect(model.filter == .open)
-        #expect(model.fetchedTodos.map(\.todo) == ["first", "later"])
+        #expect(model.fetchedTodos.map(\.title) == ["first", "later"])
     }
 
     @Test func aFailedLoadSetsTheErrorMessage() async {
@@ -115,7 +115,7 @@ import Testing
 
         #expect(spy.operations == [.save, .save])
         #expect(spy.calls.map(\.entities) == [[milk], [bread]])
-        #expect(milk.todo == "Buy milk" && !milk.isDone && milk.date < bread.date)
+        #expect(milk.title == "Buy milk" && !milk.isDone && milk.date < bread.date)
         #expect(model.fetchedTodos == [milk, bread])
         #expect(try await store.fetchAll() == [milk, bread])
         #expect(model.errorMessage == nil)
@@ -161,7 +161,7 @@ import Testing
         await model.editTodo(oldTodo: mock2, newTodo: "Edited Mock Todo 3")
 
         var edited = mock2
-        edited.todo = "Edited Mock Todo 3"
+        edited.title = "Edited Mock Todo 3"
         #expect(spy.operations == [.save])
         #expect(spy.calls[0].entities == [edited])
         #expect(model.fetchedTodos == [mock1, edited])
@@ -224,9 +224,9 @@ import Testing
 
         await model.toggleTodo(model.fetchedTodos[0])
 
-        #expect(model.fetchedTodos.map(\.todo) == ["two"])
+        #expect(model.fetchedTodos.map(\.title) == ["two"])
         await model.select(.done)
-        #expect(model.fetchedTodos.map(\.todo) == ["one"])
+        #expect(model.fetchedTodos.map(\.title) == ["one"])
     }
 
     @Test func aFailedSaveSetsTheErrorAndKeepsTheList() async throws {

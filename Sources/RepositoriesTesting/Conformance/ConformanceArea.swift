@@ -14,6 +14,8 @@ public enum ConformanceArea: String, Sendable, Hashable, CaseIterable, CustomStr
     case randomized
     /// Close and reopen (stores that persist).
     case durability
+    /// Reopen with another version of the entity (stores that take `migrations:`).
+    case migrations
 
     /// The laws this area checks.
     public var laws: [ConformanceLaw] { ConformanceLaw.allCases.filter { $0.area == self } }

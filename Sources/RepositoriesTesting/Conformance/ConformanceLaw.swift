@@ -66,6 +66,23 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
     /// Closing and reopening the store keeps every acknowledged write, in order.
     case survivesReopen
 
+    // migrations
+    /// Data written at version 1 (or 2) reopens under a longer chain with every entity
+    /// upgraded as the chain says, in its place, and no upgrade run for a version the data
+    /// is not at.
+    case upgradesFollowTheChain
+    /// Once a store has upgraded its data, opening it again runs no upgrade.
+    case upgradeRunsOnce
+    /// Saves, replacements and deletes made after an upgrade survive reopening.
+    case writesAfterUpgradeSurviveReopen
+    /// Opening data of a newer version throws `RepositoryError` `writtenByNewerVersion`
+    /// (at open, or at the first read and every write), and the data is left so that the
+    /// newer version still reads every entity.
+    case newerDataIsRefusedAndKept
+    /// A store opened with `Migrations()` reads what the store wrote without migrations,
+    /// unchanged, and the other way round.
+    case dataWrittenBeforeMigrationsReadsUnchanged
+
     /// The area whose method checks this law.
     public var area: ConformanceArea {
         switch self {
@@ -80,6 +97,9 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
         case .concurrentWritesAllLand, .concurrentReadsSeeOwnWrites, .batchesAreNeverSeenTorn: .concurrency
         case .matchesReferenceModel: .randomized
         case .survivesReopen: .durability
+        case .upgradesFollowTheChain, .upgradeRunsOnce, .writesAfterUpgradeSurviveReopen,
+            .newerDataIsRefusedAndKept, .dataWrittenBeforeMigrationsReadsUnchanged:
+            .migrations
         }
     }
 

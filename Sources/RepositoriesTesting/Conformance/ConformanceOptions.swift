@@ -23,6 +23,12 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
     /// Releases a repository the suite has finished with (close it, delete its file).
     public var tearDown: (@Sendable (Repo) async throws -> Void)?
 
+    /// Returns a new, empty place the store keeps its data, which the migration area opens
+    /// with each version of its fixture (see ``MigrationStoreLocation``). Without it the
+    /// migration area is skipped (and reported as skipped): pass one for a store that takes
+    /// `migrations:`.
+    public var makeMigrationStoreLocation: (@Sendable () async throws -> any MigrationStoreLocation)?
+
     /// Returns an entity with ID `index` that the store cannot encode, used to make a batch
     /// fail. ``ConformanceEntity`` supplies its own; for another entity without one, the
     /// `failedBatchLeavesNothing` law is skipped.
@@ -59,6 +65,7 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
         unsupported: Set<ConformanceCapability> = [],
         reopen: (@Sendable (Repo) async throws -> Repo)? = nil,
         tearDown: (@Sendable (Repo) async throws -> Void)? = nil,
+        makeMigrationStoreLocation: (@Sendable () async throws -> any MigrationStoreLocation)? = nil,
         makeUnencodableEntity: (@Sendable (Int) -> Repo.Entity)? = nil,
         makeEntityWithRespelledID: (@Sendable (Int, Int) -> Repo.Entity)? = nil,
         seed: UInt64? = nil,
@@ -70,6 +77,7 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
         self.unsupported = unsupported
         self.reopen = reopen
         self.tearDown = tearDown
+        self.makeMigrationStoreLocation = makeMigrationStoreLocation
         self.makeUnencodableEntity = makeUnencodableEntity
         self.makeEntityWithRespelledID = makeEntityWithRespelledID
         self.seed = seed

@@ -28,7 +28,8 @@ import Repositories
 /// ``ConformanceOptions/unsupported``), the durability area when no
 /// ``ConformanceOptions/reopen`` is given, and ``ConformanceLaw/equalIDsAreOneEntity`` when
 /// the suite cannot spell an ID two ways (see
-/// ``ConformanceOptions/makeEntityWithRespelledID``), are skipped and listed in
+/// ``ConformanceOptions/makeEntityWithRespelledID``), and the migrations area when no
+/// ``ConformanceOptions/makeMigrationStoreLocation`` is given, are skipped and listed in
 /// ``ConformanceReport/skipped``, never counted as passed; an area method whose every law
 /// was skipped throws ``ConformanceSetupError`` rather than pass having checked nothing.
 public struct RepositoryConformance<Repo: Repository>: Sendable where Repo.Entity: Equatable {
@@ -120,6 +121,13 @@ public struct RepositoryConformance<Repo: Repository>: Sendable where Repo.Entit
     /// Every acknowledged write survives closing and reopening, in order.
     @discardableResult
     public func durability() async throws -> ConformanceReport { try await checkArea(.durability) }
+
+    /// The store reopened with other versions of the suite's versioned fixture
+    /// (``ConformanceEntityV1`` to ``ConformanceEntityV3``): older data upgraded as the chain
+    /// says, once, writes after it durable, newer data refused and kept, and data written
+    /// without migrations read unchanged. Needs ``ConformanceOptions/makeMigrationStoreLocation``.
+    @discardableResult
+    public func migrations() async throws -> ConformanceReport { try await checkArea(.migrations) }
 }
 
 extension RepositoryConformance where Repo.Entity == ConformanceEntity {
@@ -170,6 +178,7 @@ extension RepositoryConformance {
             case .concurrency: await checkConcurrency(catalog, seed: seed, into: &report)
             case .randomized: await checkRandomized(catalog, seed: seed, into: &report)
             case .durability: await checkDurability(catalog, into: &report)
+            case .migrations: await checkMigrations(into: &report)
             }
         }
         return report

@@ -40,6 +40,81 @@ import Testing
                 == #"{"version":3"#)
     }
 
+    struct FixtureMissing: Error {
+        var name: String
+    }
+
+    /// The bytes of the checked-in value a release before versions wrote, under `key` of a
+    /// `UserDefaults` suite of the test's own.
+    private static func loadFixture() throws -> (UserDefaults, key: String, bytes: Data) {
+        let name = "Migrations/UserDefaults/todos-v1.json"
+        guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)?.appending(path: name)
+        else { throw FixtureMissing(name: name) }
+        let bytes = try Data(contentsOf: url)
+        let (defaults, key) = makeDefaults()
+        defaults.set(bytes, forKey: key)
+        return (defaults, key, bytes)
+    }
+
+    /// What the fixture holds, in order, as version 1 wrote it: every field spelled out once,
+    /// so a change of the fixture's meaning is seen here.
+    private static let fixtureTodos = [
+        TodoV1(
+            id: 1, title: "todo 1 — çay ☕️ 𝄞", done: false,
+            created: Date(timeIntervalSinceReferenceDate: 721_779_200.5),
+            tags: ["tag0"], note: "note 1"),
+        TodoV1(
+            id: 2, title: "todo 2, renamed", done: true,
+            created: Date(timeIntervalSinceReferenceDate: 721_865_601),
+            tags: ["tag0", "tag1"], note: "note 2"),
+        TodoV1(
+            id: 4, title: "todo 4 — çay ☕️ 𝄞", done: true,
+            created: Date(timeIntervalSinceReferenceDate: 722_038_402),
+            tags: ["tag0"], note: "note 4"),
+        TodoV1(
+            id: 5, title: "todo 5 — çay ☕️ 𝄞", done: false,
+            created: Date(timeIntervalSinceReferenceDate: 722_124_802.5), tags: ["tag0", "tag1"],
+            note: "note 5"),
+        TodoV1(
+            id: 6, title: "todo 6 — çay ☕️ 𝄞", done: true,
+            created: Date(timeIntervalSinceReferenceDate: 722_211_203),
+            tags: [], note: nil),
+    ]
+
+    @Test func theFixtureReadsUnchangedAtVersionOne() async throws {
+        let (defaults, key, bytes) = try Self.loadFixture()
+        let todos = UserDefaultsRepository<TodoV1>(key: key, defaults: defaults)
+        #expect(try await todos.fetchAll() == Self.fixtureTodos)
+        #expect(defaults.data(forKey: key) == bytes, "reading at version 1 writes nothing")
+    }
+
+    @Test func theFixtureOpensAtVersionTwoWithEveryFieldAndIsWrittenBackStamped() async throws {
+        let (defaults, key, _) = try Self.loadFixture()
+        let todos = UserDefaultsRepository<Todo>(
+            key: key, defaults: defaults, migrations: try Todo.migrations())
+        #expect(try await todos.fetchAll() == Self.fixtureTodos.map(Todo.init(upgrading:)))
+        #expect(try await todos.fetch(id: 2)?.text == "todo 2, renamed")
+        let stored = try #require(defaults.data(forKey: key))
+        #expect(String(decoding: stored.prefix(24), as: UTF8.self) == #"{"version":2,"entities":"#)
+        // A new repository over the key reads the stamped value as it is.
+        let again = UserDefaultsRepository<Todo>(
+            key: key, defaults: defaults, migrations: try Todo.migrations())
+        #expect(try await again.fetchAll().map(\.id) == [1, 2, 4, 5, 6])
+        #expect(defaults.data(forKey: key) == stored)
+    }
+
+    @Test func theFixtureOpensAtVersionThreeThroughTheChain() async throws {
+        let (defaults, key, _) = try Self.loadFixture()
+        let todos = UserDefaultsRepository<TodoV3>(
+            key: key, defaults: defaults, migrations: try TodoV3.migrations())
+        let expected = Self.fixtureTodos.map {
+            TodoV3(id: $0.id, text: $0.title, pinned: false, priority: $0.done ? 0 : 1)
+        }
+        #expect(try await todos.fetchAll() == expected)
+        let stored = try #require(defaults.data(forKey: key))
+        #expect(String(decoding: stored.prefix(12), as: UTF8.self) == #"{"version":3"#)
+    }
+
     @Test func aValueOfANewerVersionIsRefusedAndLeftAsItWas() async throws {
         let (defaults, key) = Self.makeDefaults()
         let v3 = UserDefaultsRepository<TodoV3>(

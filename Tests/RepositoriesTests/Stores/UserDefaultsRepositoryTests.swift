@@ -52,6 +52,16 @@ import Testing
         try await suite.run()
     }
 
+    /// The migration area: one key of one suite, read again with each version of the
+    /// suite's versioned fixture.
+    @Test func migrations() async throws {
+        var options = ConformanceOptions<UserDefaultsRepository<ConformanceEntity>>()
+        options.makeMigrationStoreLocation = { DefaultsLocation() }
+        try await RepositoryConformance(
+            options: options, makeRepository: { UserDefaultsRepository(key: Self.makeDefaults().1) }
+        ).migrations()
+    }
+
     @Test func conformsWithStringIDs() async throws {
         try await suite(Note.self, makeEntity: Note.make).run()
     }
@@ -119,5 +129,35 @@ import Testing
             try await group.waitForAll()
         }
         #expect(try await first.count() == 100)
+    }
+}
+
+/// A key of a `UserDefaults` suite of its own, which the migration area reads with each
+/// version of its fixture: a new repository over the key is a reopen.
+struct DefaultsLocation: MigrationStoreLocation {
+    let name = "repositories-migration-conformance-\(UUID().uuidString)"
+
+    private var defaults: UserDefaults {
+        get throws {
+            guard let defaults = UserDefaults(suiteName: name) else {
+                throw RepositoryError.unavailable("UserDefaults(suiteName: \(name)) returned nil")
+            }
+            return defaults
+        }
+    }
+
+    func open<Entity: VersionedConformanceEntity>(
+        migrations: Migrations<Entity>
+    ) async throws -> OpenedStore<Entity> {
+        OpenedStore(UserDefaultsRepository<Entity>(key: name, defaults: try defaults, migrations: migrations))
+        {}
+    }
+
+    func openWithoutMigrations<Entity: VersionedConformanceEntity>() async throws -> OpenedStore<Entity> {
+        OpenedStore(UserDefaultsRepository<Entity>(key: name, defaults: try defaults)) {}
+    }
+
+    func remove() throws {
+        try defaults.removePersistentDomain(forName: name)
     }
 }

@@ -49,11 +49,42 @@ import Testing
         try await suite(Ticket.self, makeEntity: Ticket.make).run()
     }
 
+    /// The migration area: the file reopened with each version of the suite's versioned fixture.
+    @Test func migrations() async throws {
+        var options = ConformanceOptions<FileRepository<ConformanceEntity>>()
+        let directory = self.directory
+        options.makeMigrationStoreLocation = { FileLocation(fileURL: directory.file()) }
+        try await RepositoryConformance(
+            options: options, makeRepository: { try await FileRepository(fileURL: directory.file()) }
+        ).migrations()
+    }
+
     @Test func conformsWithRelaxedDurability() async throws {
         try await suite(ConformanceEntity.self, durability: .never, makeEntity: ConformanceEntity.make).run()
         try await suite(
             ConformanceEntity.self, durability: .interval(.milliseconds(5)),
             makeEntity: ConformanceEntity.make
         ).run()
+    }
+}
+
+/// A store file the migration area opens with each version of its fixture.
+struct FileLocation: MigrationStoreLocation {
+    let fileURL: URL
+
+    func open<Entity: VersionedConformanceEntity>(
+        migrations: Migrations<Entity>
+    ) async throws -> OpenedStore<Entity> {
+        let store = try await FileRepository<Entity>(fileURL: fileURL, migrations: migrations)
+        return OpenedStore(store) { try await store.close() }
+    }
+
+    func openWithoutMigrations<Entity: VersionedConformanceEntity>() async throws -> OpenedStore<Entity> {
+        let store = try await FileRepository<Entity>(fileURL: fileURL)
+        return OpenedStore(store) { try await store.close() }
+    }
+
+    func remove() throws {
+        try FileManager.default.removeItem(at: fileURL)
     }
 }
