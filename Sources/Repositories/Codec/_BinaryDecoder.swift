@@ -9,13 +9,15 @@ import Foundation
 final class _BinaryDecoder: Decoder {
     let reader: _BinaryReader
     let userInfo: [CodingUserInfoKey: Any]
-    var codingPath: [any CodingKey]
+    // One thread uses a decoder, and no access to these overlaps another, so the dynamic
+    // exclusivity checks are left out.
+    @exclusivity(unchecked) var codingPath: [any CodingKey]
     /// Where the value being decoded starts.
-    var position: Int
+    @exclusivity(unchecked) var position: Int
     /// The end of the value being decoded; no read goes past it.
-    var limit: Int
+    @exclusivity(unchecked) var limit: Int
     /// How many values enclose the one being decoded.
-    var depth: Int
+    @exclusivity(unchecked) var depth: Int
 
     init(
         reader: _BinaryReader, userInfo: [CodingUserInfoKey: Any], codingPath: [any CodingKey],
@@ -95,7 +97,7 @@ final class _BinaryDecoder: Decoder {
             return unsafeBitCast(try readString(at: position, limit: limit, end: &end), to: T.self)
         }
         if T.self == Int.self {
-            return unsafeBitCast(try readInteger(Int.self, at: position, limit: limit, end: &end), to: T.self)
+            return unsafeBitCast(try readInt(at: position, limit: limit, end: &end), to: T.self)
         }
         if T.self == Double.self {
             return unsafeBitCast(try readDouble(at: position, limit: limit, end: &end), to: T.self)
@@ -215,6 +217,18 @@ final class _BinaryDecoder: Decoder {
             return false
         case let other: throw mismatch(Bool.self, found: other, at: position)
         }
+    }
+
+    /// An `Int`, by a path of its own: generic code calling ``readInteger(_:at:limit:end:)``
+    /// is not specialized, and `Int` is the common case.
+    func readInt(at position: Int, limit: Int, end: inout Int) throws -> Int {
+        var cursor = position + 1
+        guard try reader.tag(at: position, limit: limit) == .signed else {
+            return try readInteger(Int.self, at: position, limit: limit, end: &end)
+        }
+        let raw = try reader.varint(at: &cursor, limit: limit)
+        end = cursor
+        return Int(Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1))
     }
 
     func readInteger<I: FixedWidthInteger>(

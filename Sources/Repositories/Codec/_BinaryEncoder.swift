@@ -15,9 +15,9 @@ final class _BinaryEncoder: Encoder {
     private let slot: Slot
     /// The container this encoder opened, for a second request (a subclass and its
     /// superclass both asking the same encoder for a keyed container).
-    private var container: _BinaryEncodingState.FrameReference?
+    @exclusivity(unchecked) private var container: _BinaryEncodingState.FrameReference?
     /// Whether a single value was written.
-    private var wroteValue = false
+    @exclusivity(unchecked) private var wroteValue = false
 
     init(state: _BinaryEncodingState, codingPath: [any CodingKey], slot: Slot) {
         self.state = state

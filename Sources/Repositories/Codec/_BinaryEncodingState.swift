@@ -36,11 +36,13 @@ final class _BinaryEncodingState {
         static let closed = FrameReference(index: -1, id: -1)
     }
 
-    var bytes: [UInt8]
-    private(set) var frames: [Frame] = []
-    private var nextFrameID = 0
+    // One thread uses a state, and no access to these overlaps another, so the dynamic
+    // exclusivity checks (a large share of encoding's time) are left out.
+    @exclusivity(unchecked) var bytes: [UInt8]
+    @exclusivity(unchecked) private(set) var frames: [Frame] = []
+    @exclusivity(unchecked) private var nextFrameID = 0
     /// How many `Encodable` values enclose the one being encoded.
-    private var depth = 0
+    @exclusivity(unchecked) private var depth = 0
     /// The first error of a call that cannot throw (opening a container), thrown when the
     /// encode call ends.
     private(set) var deferredError: (any Error)?

@@ -11,7 +11,7 @@ final class _BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
     /// The end of the container; no read goes past it.
     private let end: Int
     /// Where the entry expected next starts: the one after the last decoded.
-    private var cursor: Int
+    @exclusivity(unchecked) private var cursor: Int
 
     init(decoder: _BinaryDecoder, codingPath: [any CodingKey], at position: Int, limit: Int) throws {
         self.decoder = decoder
@@ -138,7 +138,10 @@ final class _BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
         try decode(key) { try decoder.readFloat(at: $0, limit: end, end: &$1) }
     }
 
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try decode(key) { try decoder.readInt(at: $0, limit: end, end: &$1) }
+    }
+
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
@@ -175,7 +178,10 @@ final class _BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
         try decodeIfPresent(key) { try decoder.readFloat(at: $0, limit: end, end: &$1) }
     }
 
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try decodeIfPresent(key) { try decoder.readInt(at: $0, limit: end, end: &$1) }
+    }
+
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }

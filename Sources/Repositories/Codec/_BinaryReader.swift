@@ -77,9 +77,15 @@ struct _BinaryReader {
     }
 
     /// The UTF-8 text of the `count` bytes at `position`; the caller checked the range.
+    ///
+    /// `String(decoding:as:)` is the standard library's fast path (`String(validating:as:)`
+    /// runs generic code with a metadata lookup per call); it repairs invalid UTF-8, so the
+    /// result's bytes are compared with the input's, and a difference means invalid UTF-8.
     func string(at position: Int, count: Int) throws -> String {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + count])
-        guard let text = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        var text = String(decoding: slice.bindMemory(to: UInt8.self), as: UTF8.self)
+        let unchanged = text.withUTF8 { self.bytes(at: position, count: count, equal: $0) }
+        guard unchanged else {
             throw _BinaryReadFailure.malformed(offset: position, reason: "a string is not valid UTF-8")
         }
         return text

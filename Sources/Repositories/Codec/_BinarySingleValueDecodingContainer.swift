@@ -34,7 +34,7 @@ struct _BinarySingleValueDecodingContainer: SingleValueDecodingContainer {
     func decode(_ type: String.Type) throws -> String { try read(decoder.readString) }
     func decode(_ type: Double.Type) throws -> Double { try read(decoder.readDouble) }
     func decode(_ type: Float.Type) throws -> Float { try read(decoder.readFloat) }
-    func decode(_ type: Int.Type) throws -> Int { try integer() }
+    func decode(_ type: Int.Type) throws -> Int { try read(decoder.readInt) }
     func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
     func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
     func decode(_ type: Int32.Type) throws -> Int32 { try integer() }

@@ -74,7 +74,10 @@ struct _BinaryUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         try next(type) { [decoder, end] in try decoder.readFloat(at: $0, limit: end, end: &$1) }
     }
 
-    mutating func decode(_ type: Int.Type) throws -> Int { try integer() }
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        try next(type) { [decoder, end] in try decoder.readInt(at: $0, limit: end, end: &$1) }
+    }
+
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
     mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer() }

@@ -91,6 +91,15 @@ import Testing
         #expect(try roundTrip(texts) == texts)
     }
 
+    @Test func invalidUTF8IsRefusedNotRepaired() throws {
+        // A lone continuation byte, a truncated 4-byte sequence (which repair would turn into
+        // one U+FFFD of the same 3 bytes' length), and an encoded surrogate.
+        for invalid: [UInt8] in [[0xC3, 0x28], [0xF0, 0x9F, 0x98], [0xED, 0xA0, 0x80]] {
+            let document: [UInt8] = [1, 0x07, UInt8(invalid.count)] + invalid
+            #expect(throws: DecodingError.self) { try EntityCodec.binary.decode(String.self, from: document) }
+        }
+    }
+
     @Test func keysAskedInAnotherOrderOrMissingAreFound() throws {
         struct Written: Codable { var a = 1, b = "two", c = 3.0, d: Int? = 4 }
         struct ReadBackwards: Decodable, Equatable {
