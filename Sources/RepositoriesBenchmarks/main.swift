@@ -48,6 +48,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("migrations", BenchmarkRun.migrationFigures),
+    ("codec", BenchmarkRun.codecFigures),
 ]
 if let onlySection, !sections.contains(where: { $0.0 == onlySection }) {
     let names = sections.map { "\"\($0.0)\"" }.joined(separator: ", ")
