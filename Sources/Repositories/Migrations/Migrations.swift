@@ -117,8 +117,8 @@ public struct Migrations<Entity: Decodable & Sendable>: Sendable {
             "The migrations of \(Entity.self) are not a chain: \(problem)", recovery: recovery)
     }
 
-    /// Decodes `data`, written by `version` of the entity, and upgrades it to the current
-    /// version.
+    /// Decodes `data`, written by `version` of the entity as JSON, and upgrades it to the
+    /// current version.
     ///
     /// A store calls this for each record it reads; a store author or an app repairing a
     /// set-aside record by hand can call it too.
@@ -133,9 +133,28 @@ public struct Migrations<Entity: Decodable & Sendable>: Sendable {
     ///   that version's shape; what an upgrade threw.
     /// - Complexity: one decode and one call of each upgrade from `version` up.
     public func decode(_ data: Data, writtenBy version: Int, using decoder: JSONDecoder) throws -> Entity {
+        try decode(data, writtenBy: version, using: .json(makeDecoder: { decoder }))
+    }
+
+    /// Decodes `bytes`, written by `version` of the entity with `codec`, and upgrades it to
+    /// the current version.
+    ///
+    /// - Parameters:
+    ///   - bytes: the record as stored: the entity of that version, encoded by `codec`.
+    ///   - version: the version that wrote it.
+    ///   - codec: the codec the store wrote it with (``EntityCodec/binary``, or JSON with the
+    ///     store's date and key strategies).
+    /// - Returns: the entity at ``currentVersion``.
+    /// - Throws: as ``decode(_:writtenBy:using:)-(_,_,JSONDecoder)`` does.
+    /// - Complexity: one decode and one call of each upgrade from `version` up.
+    public func decode(
+        _ bytes: some ContiguousBytes, writtenBy version: Int, using codec: EntityCodec
+    ) throws -> Entity {
         try checkReadable(version)
-        if version == currentVersion { return try decoder.decode(Entity.self, from: data) }
-        return try upgrade(try upgrades[version - 1].decode(data, decoder), from: version)
+        return try bytes.withUnsafeBytes { bytes in
+            if version == currentVersion { return try codec.decode(Entity.self, from: bytes) }
+            return try upgrade(try upgrades[version - 1].decode(bytes, codec), from: version)
+        }
     }
 
     /// Decodes a JSON array of records all written by `version`, upgrading each: one
@@ -180,7 +199,7 @@ extension Migrations {
         let newTypeName: String
         /// The type this upgrade reads, for a store whose records nest the entity.
         let oldShape: any MigrationShapeOpening
-        let decode: @Sendable (Data, JSONDecoder) throws -> any Sendable
+        let decode: @Sendable (UnsafeRawBufferPointer, EntityCodec) throws -> any Sendable
         let decodeArray: @Sendable (Data, JSONDecoder) throws -> [any Sendable]
         let convert: @Sendable (any Sendable) throws -> any Sendable
 
@@ -204,7 +223,7 @@ extension Migrations {
                 fromVersion: version, oldType: ObjectIdentifier(Old.self),
                 newType: ObjectIdentifier(New.self),
                 oldTypeName: "\(Old.self)", newTypeName: "\(New.self)", oldShape: MigrationShape<Old>(),
-                decode: { data, decoder in try decoder.decode(Old.self, from: data) },
+                decode: { bytes, codec in try codec.decode(Old.self, from: bytes) },
                 decodeArray: { data, decoder in try decoder.decode([Old].self, from: data) },
                 convert: { value in
                     guard let old = value as? Old else {

@@ -18,11 +18,16 @@ import Foundation
 /// }
 /// ```
 public struct SetAsideRecord: Sendable {
-    /// The record's `id` field, as text, when its JSON has one.
+    /// The record's `id` field, as text, when it has one that reads.
     public let id: String?
     /// The version of the entity that wrote the record.
     public let version: Int
-    /// The record exactly as it was stored: the entity, encoded as JSON by that version.
+    /// The codec `data` is in: the codec of the store's file (JSON for a file written
+    /// before codecs existed).
+    public let codec: EntityCodec.Identifier
+    /// The record exactly as it was stored: the entity, encoded by `codec` by that version
+    /// (JSON text you can read and repair, or the binary codec's bytes, which
+    /// ``EntityCodec/binary`` decodes).
     public let data: Data
     /// Why it could not be read: `decodingFailed` naming the record, with the decoder's or
     /// the upgrade's message, and what to do.

@@ -17,8 +17,8 @@ extension Outbox {
                 oldTypeName: "an outbox record of \(upgrade.oldTypeName)",
                 newTypeName: "an outbox record of \(upgrade.newTypeName)",
                 oldShape: try upgrade.oldShape.open(RecordShape()),
-                decode: { data, decoder in
-                    try upgrade.oldShape.open(RecordDecoding(data: data, decoder: decoder))
+                decode: { bytes, codec in
+                    try upgrade.oldShape.open(RecordDecoding(bytes: bytes, codec: codec))
                 },
                 decodeArray: { data, decoder in
                     try upgrade.oldShape.open(RecordArrayDecoding(data: data, decoder: decoder))
@@ -55,11 +55,11 @@ extension Outbox {
 
     /// Decodes one record whose entity and base have the shape an upgrade reads.
     private struct RecordDecoding: MigrationShapeVisitor {
-        let data: Data
-        let decoder: JSONDecoder
+        let bytes: UnsafeRawBufferPointer
+        let codec: EntityCodec
 
         func visit<Shape: Decodable & Sendable>(_ shape: Shape.Type) throws -> any Sendable {
-            try decoder.decode(StoredChange<Shape, Entity.ID>.self, from: data).mapPayload {
+            try codec.decode(StoredChange<Shape, Entity.ID>.self, from: bytes).mapPayload {
                 $0 as any Sendable
             }
         }

@@ -59,22 +59,21 @@ extension FileRepository {
         let path = fileURL.path
         let temporaryPath = path + Self.compactingSuffix
         let entities = state.withLock { $0.index.all() }
-        let encoder = options.makeEncoder()
         let limit = recordLimit
-        var bytes = JournalFormat.header(format: format)
+        var bytes = JournalFormat.header(format: format, codec: codec.identifier)
         var chunk: [[UInt8]] = []
         var chunkLength = JournalFormat.batchCountSize
         for entity in entities {
-            let json = try encode(entity, with: encoder)
-            try Self.checkEntitySize(json.count, id: "\(entity.id)", recordLimit: limit, path: path)
-            let entryLength = JournalFormat.batchEntrySize + UInt64(json.count)
+            let encoded = try encode(entity)
+            try Self.checkEntitySize(encoded.count, id: "\(entity.id)", recordLimit: limit, path: path)
+            let entryLength = JournalFormat.batchEntrySize + UInt64(encoded.count)
             if chunk.count == Self.snapshotChunk || chunkLength + entryLength > limit {
                 bytes += JournalFormat.record(
                     .batch, stamp: recordStamp, payload: JournalFormat.batchPayload(chunk))
                 chunk.removeAll(keepingCapacity: true)
                 chunkLength = JournalFormat.batchCountSize
             }
-            chunk.append(json)
+            chunk.append(encoded)
             chunkLength += entryLength
         }
         if !chunk.isEmpty {

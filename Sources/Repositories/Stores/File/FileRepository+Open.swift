@@ -11,6 +11,8 @@ struct OpenedJournal<Entity: Identifiable & Sendable>: @unchecked Sendable where
     var setAside: Int
     /// The format the store writes from now on: the file's own, unless it must be migrated.
     var format: UInt16
+    /// The codec of the file's entities, which the store writes with from now on.
+    var codec: EntityCodec
     /// How many records (a batch's entities counted one by one) were written by an older
     /// version of the entity and upgraded.
     var upgraded: Int
@@ -34,7 +36,7 @@ extension FileRepository {
                 "\(path) is a directory, not a store file",
                 recovery: "Pass the URL of a file, such as \(path)/data.store")
         }
-        if !JournalFile.exists(path) { try createEmpty(at: path) }
+        if !JournalFile.exists(path) { try createEmpty(at: path, codec: options.codec) }
         let file = try openLocked(path, lockWait: options.lockWait)
         // A leftover of a compaction that crashed before its rename; the store itself is whole.
         try JournalFile.remove(path + compactingSuffix)
@@ -45,7 +47,7 @@ extension FileRepository {
         do {
             try JournalFormat.validateHeader(bytes)
             format = JournalFormat.headerVersion(bytes)
-            guard format == JournalFormat.format || format == JournalFormat.unstampedFormat else {
+            guard JournalFormat.readableFormats.contains(format) else {
                 throw RepositoryError.rejected(
                     "\(path) was written in store format \(format), which this version of Repositories cannot read",
                     recovery: "Open it with a newer version of the package")
@@ -54,6 +56,7 @@ extension FileRepository {
         } catch let damage as JournalFormat.Damage {
             throw RepositoryError.corrupted(damage.reason, location: path, offset: damage.offset)
         }
+        let codec = try options.entityCodec(for: JournalFormat.headerCodec(bytes, format: format), path: path)
         // Before anything is decoded or written: data of a newer app is refused whole.
         if let newer = scan.records.first(where: { $0.entityVersion > migrations.currentVersion }) {
             throw RepositoryError.writtenByNewerVersion(
@@ -62,10 +65,12 @@ extension FileRepository {
         }
 
         var replay = Replay<Entity>(
-            path: path, makeDecoder: options.makeDecoder, policy: options.undecodableRecords,
+            path: path, codec: codec, makeDecoder: options.makeDecoder, policy: options.undecodableRecords,
             migrations: migrations)
         try replay.apply(scan.records)
-        if !replay.undecodable.isEmpty { try appendSetAside(replay.undecodable, besides: path) }
+        if !replay.undecodable.isEmpty {
+            try appendSetAside(replay.undecodable, codec: codec.identifier, besides: path)
+        }
         let migrating = format == JournalFormat.unstampedFormat && migrations.currentVersion > 1
 
         if scan.tornTail {
@@ -77,17 +82,18 @@ extension FileRepository {
         return OpenedJournal(
             file: file, index: replay.index, fileLength: scan.validLength, totalRecords: replay.totalRecords,
             setAside: replay.undecodable.count, format: migrating ? JournalFormat.format : format,
+            codec: codec,
             upgraded: replay.upgraded,
             needsRewrite: migrating || replay.upgraded > 0 || !replay.undecodable.isEmpty)
     }
 
     /// Creates a store holding only a header: written to a temporary file, flushed, then
     /// linked into place, so no crash leaves a half-made store behind.
-    private static func createEmpty(at path: String) throws {
+    private static func createEmpty(at path: String, codec: EntityCodec.Identifier) throws {
         let temporary = path + ".creating-\(UUID().uuidString)"
         do {
             let file = try JournalFile.create(path: temporary)
-            try file.write(JournalFormat.header(format: JournalFormat.format), at: 0)
+            try file.write(JournalFormat.header(format: JournalFormat.format, codec: codec), at: 0)
             try file.synchronize()
             file.close()
             _ = try JournalFile.link(temporary, to: path)  // false: another opener made it first
@@ -142,9 +148,11 @@ struct UndecodableRecord {
 /// Rebuilds the index from the journal's records, in order.
 struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codable & Sendable {
     let path: String
-    /// Makes a decoder for each chunk decoded at once with others.
+    /// The codec of the file's entities.
+    let codec: EntityCodec
+    /// Makes a JSON decoder for each chunk of a JSON file decoded at once with others.
     let makeDecoder: @Sendable () -> JSONDecoder
-    /// The decoder of everything decoded on the opening thread.
+    /// The decoder of the IDs of delete records, which are JSON in every file.
     let decoder: JSONDecoder
     let policy: FileRepository<Entity>.UndecodableRecords
     let migrations: Migrations<Entity>
@@ -155,10 +163,11 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     var upgraded = 0
 
     init(
-        path: String, makeDecoder: @escaping @Sendable () -> JSONDecoder,
+        path: String, codec: EntityCodec, makeDecoder: @escaping @Sendable () -> JSONDecoder,
         policy: FileRepository<Entity>.UndecodableRecords, migrations: Migrations<Entity>
     ) {
         self.path = path
+        self.codec = codec
         self.makeDecoder = makeDecoder
         self.decoder = makeDecoder()
         self.policy = policy
@@ -236,7 +245,7 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         if version < migrations.currentVersion { upgraded += run.count }
         // The error is not lost: each entity is decoded alone below, and the one that fails says why.
         if let chunks = try? Self.decodeInChunks(
-            run, version: version, migrations: migrations, makeDecoder: makeDecoder)
+            run, version: version, migrations: migrations, codec: codec, makeDecoder: makeDecoder)
         {
             for entities in chunks {
                 for entity in entities { index.upsert(entity) }
@@ -256,14 +265,18 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// more than the decoding it takes over.
     static var entitiesPerCore: Int { 2_048 }
 
-    /// Decodes `run` as JSON arrays, one per chunk, the chunks on every core, each with its
-    /// own decoder; the chunks in order.
+    /// Decodes `run` in chunks, the chunks on every core; the chunks in order. A JSON file's
+    /// chunk is decoded as one JSON array, with its own decoder (one decoder run costs less
+    /// than one per entity); a binary file's entity by entity.
     private static func decodeInChunks(
-        _ run: ArraySlice<PendingEntity>, version: Int, migrations: Migrations<Entity>,
+        _ run: ArraySlice<PendingEntity>, version: Int, migrations: Migrations<Entity>, codec: EntityCodec,
         makeDecoder: @escaping @Sendable () -> JSONDecoder
     ) throws -> [[Entity]] {
         try ParallelChunks.map(count: run.count, minimumChunk: entitiesPerCore) { chunk in
             let slice = run[(run.startIndex + chunk.lowerBound)..<(run.startIndex + chunk.upperBound)]
+            guard codec.identifier == .json else {
+                return try slice.map { try migrations.decode($0.payload, writtenBy: version, using: codec) }
+            }
             var array: [UInt8] = [0x5B]  // [
             array.reserveCapacity(slice.reduce(2) { $0 + $1.payload.count + 1 })
             for (position, entity) in slice.enumerated() {
@@ -281,14 +294,15 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         undecodable.removeAll { ids.contains($0.id) }
     }
 
-    /// The ID in a record's JSON `id` field, when there is one that decodes as an ID.
-    static func id(in payload: ArraySlice<UInt8>) -> Entity.ID? {
+    /// The `id` field of an encoded entity.
+    private struct IDField: Decodable {
+        var id: Entity.ID
+    }
+
+    /// The ID in an encoded entity's `id` field, when there is one that decodes as an ID.
+    static func id(in payload: ArraySlice<UInt8>, codec: EntityCodec) -> Entity.ID? {
         // Only used on a record that already failed to decode; nil means "cannot tell".
-        guard let fields = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-            let value = fields["id"],
-            let fragment = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
-        else { return nil }
-        return try? JSONDecoder().decode(Entity.ID.self, from: fragment)
+        try? codec.decode(IDField.self, from: payload).id
     }
 
     private func decodeOrFail<T: Decodable>(_ type: T.Type, _ payload: ArraySlice<UInt8>, at offset: Int)
@@ -299,14 +313,14 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             return try decoder.decode(type, from: Data(payload))
         } catch {
             throw RepositoryError.decodingFailed(
-                record: Self.name(payload, at: offset), location: path, underlying: error)
+                record: "at offset \(offset)", location: path, underlying: error)
         }
     }
 
     /// Decodes one pending entity through the migrations; returns `nil` when it was set aside.
     private mutating func decode(_ entity: PendingEntity) throws -> Entity? {
         do {
-            return try migrations.decode(Data(entity.payload), writtenBy: entity.version, using: decoder)
+            return try migrations.decode(entity.payload, writtenBy: entity.version, using: codec)
         } catch {
             guard policy == .setAside else {
                 let newest = migrations.currentVersion
@@ -315,16 +329,16 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
                     ? "Check the upgrade from version \(entity.version) in the store's Migrations: it cannot read this record"
                     : "If the model changed, raise the entity's version with an upgrade in the store's Migrations (Migrations<\(Entity.self)>)"
                 throw RepositoryError.decodingFailed(
-                    record: Self.name(entity.payload, at: entity.offset)
+                    record: Self.name(entity.payload, at: entity.offset, codec: codec)
                         + ", written by entity version \(entity.version)",
                     location: path, underlying: error,
                     recovery:
                         "\(fix), or open with Options(undecodableRecords: .setAside) to open with the rest and keep this record aside. The file was left untouched"
                 )
             }
-            guard let id = Self.id(in: entity.payload) else {
+            guard let id = Self.id(in: entity.payload, codec: codec) else {
                 throw RepositoryError.decodingFailed(
-                    record: Self.name(entity.payload, at: entity.offset), location: path,
+                    record: Self.name(entity.payload, at: entity.offset, codec: codec), location: path,
                     underlying: RepositoryError.rejected(
                         "The record cannot be set aside safely: its ID cannot be read, so an older version of the entity could be served in its place"
                     ))
@@ -341,12 +355,9 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         }
     }
 
-    /// Names a record by its offset and, when its JSON has one, its `id`.
-    static func name(_ payload: ArraySlice<UInt8>, at offset: Int) -> String {
-        let object = try? JSONSerialization.jsonObject(with: Data(payload))  // only to name the record
-        if let fields = object as? [String: Any], let id = fields["id"] {
-            return "with id \(id) at offset \(offset)"
-        }
+    /// Names a record by its offset and, when its entity's `id` field reads, its ID.
+    static func name(_ payload: ArraySlice<UInt8>, at offset: Int, codec: EntityCodec) -> String {
+        if let id = id(in: payload, codec: codec) { return "with id \(id) at offset \(offset)" }
         return "at offset \(offset)"
     }
 }

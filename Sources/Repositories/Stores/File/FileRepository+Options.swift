@@ -42,9 +42,17 @@ extension FileRepository {
         /// Compaction runs when records of replaced or deleted entities outnumber live ones
         /// and exceed this count.
         public var compactionThreshold: Int
-        /// Makes the encoder entities are written with.
+        /// The codec a new file's entities are written with: ``EntityCodec/Identifier/binary``
+        /// unless you say otherwise, or ``EntityCodec/Identifier/json`` for a file people
+        /// and other programs read.
+        ///
+        /// A file keeps the codec it was created with, which its header records: opening an
+        /// existing file uses that codec whatever this says, so a JSON file written by an
+        /// earlier release stays JSON and opens unchanged.
+        public var codec: EntityCodec.Identifier
+        /// Makes the encoder entities of a JSON file are written with.
         public var makeEncoder: @Sendable () -> JSONEncoder
-        /// Makes the decoder entities are read with.
+        /// Makes the decoder entities of a JSON file are read with.
         public var makeDecoder: @Sendable () -> JSONDecoder
 
         /// Creates options; every parameter has a safe default.
@@ -53,6 +61,7 @@ extension FileRepository {
             lockWait: Duration? = nil,
             undecodableRecords: UndecodableRecords = .fail,
             compactionThreshold: Int = 1_024,
+            codec: EntityCodec.Identifier = .binary,
             makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
             makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
         ) {
@@ -60,8 +69,27 @@ extension FileRepository {
             self.lockWait = lockWait
             self.undecodableRecords = undecodableRecords
             self.compactionThreshold = compactionThreshold
+            self.codec = codec
             self.makeEncoder = makeEncoder
             self.makeDecoder = makeDecoder
+        }
+
+        /// The codec that reads and writes a file whose header names `identifier`.
+        ///
+        /// - Throws: `rejected` naming the file when this version of the package does not
+        ///   know the codec (a newer release wrote the file); the file is not touched.
+        func entityCodec(for identifier: EntityCodec.Identifier, path: String) throws -> EntityCodec {
+            switch identifier {
+            case .json: return .json(makeEncoder: makeEncoder, makeDecoder: makeDecoder)
+            case .binary: return .binary
+            default:
+                throw RepositoryError(
+                    .rejected,
+                    reason:
+                        "\(path) holds entities in codec \(identifier), which this version of Repositories cannot read",
+                    recovery: "Open it with a newer version of the package; the file was left untouched",
+                    location: path)
+            }
         }
     }
 }

@@ -47,7 +47,8 @@ extension FileRepository {
         let entity: Entity
         do {
             entity = try migrations.decode(
-                record.data, writtenBy: record.version, using: options.makeDecoder())
+                record.data, writtenBy: record.version,
+                using: options.entityCodec(for: record.codec, path: setAsideFileURL.path))
         } catch {
             throw RepositoryError.decodingFailed(
                 record: Self.describe(record), location: setAsideFileURL.path, underlying: error,
@@ -123,18 +124,21 @@ extension FileRepository {
     /// Appends the undecodable records to the side file, one JSON object a line, and
     /// flushes it before the store opens without them. A record already there (the same
     /// bytes of the same version: an open that crashed before its rewrite) is not added again.
-    static func appendSetAside(_ records: [UndecodableRecord], besides path: String) throws {
+    static func appendSetAside(
+        _ records: [UndecodableRecord], codec: EntityCodec.Identifier, besides path: String
+    ) throws {
         let sidePath = path + setAsideSuffix
         let present = Set(try readSetAside(at: sidePath).map { SideKey(version: $0.version, data: $0.data) })
         var lines: [UInt8] = []
         for record in records
         where !present.contains(SideKey(version: record.version, data: Data(record.payload))) {
-            let line: [String: Any] = [
+            var line: [String: Any] = [
                 "id": record.idText, "version": record.version, "offset": record.offset,
-                "error": record.reason,
-                "json": String(decoding: record.payload, as: UTF8.self),
+                "error": record.reason, "codec": codec.description,
                 "base64": Data(record.payload).base64EncodedString(),
             ]
+            // JSON is kept readable too, for whoever repairs it by hand.
+            if codec == .json { line["json"] = String(decoding: record.payload, as: UTF8.self) }
             lines += Array(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) + [0x0A]
         }
         if lines.isEmpty { return }
@@ -170,7 +174,11 @@ extension FileRepository {
                     "Line \(number + 1) of the set-aside file is not a set-aside record", location: path)
             }
             let version = (fields["version"] as? Int) ?? Int(fields["version"] as? String ?? "") ?? 1
-            let id = fields["id"] as? String ?? Replay<Entity>.id(in: Array(data)[...]).map { "\($0)" }
+            let codec = try sideFileCodec(fields["codec"], line: number + 1, path: path)
+            let id =
+                fields["id"] as? String
+                ?? Replay<Entity>.id(in: Array(data)[...], codec: codec == .binary ? .binary : .json)
+                .map { "\($0)" }
             let offset = (fields["offset"] as? Int) ?? Int(fields["offset"] as? String ?? "")
             let error = RepositoryError(
                 .decodingFailed,
@@ -180,7 +188,21 @@ extension FileRepository {
                     "Fix the upgrade from version \(version) and call restoreSetAside(_:), or save a repaired entity and call discardSetAside(_:)",
                 id: id, record: offset.map { "at offset \($0) of the store then, version \(version)" },
                 location: path)
-            return SetAsideRecord(id: id, version: version, data: data, error: error, line: Data(line))
+            return SetAsideRecord(
+                id: id, version: version, codec: codec, data: data, error: error, line: Data(line))
+        }
+    }
+
+    /// The codec a side-file line names; JSON for a line written before codecs existed.
+    private static func sideFileCodec(_ field: Any?, line: Int, path: String) throws -> EntityCodec.Identifier
+    {
+        switch field as? String {
+        case nil, "json": return .json
+        case "binary": return .binary
+        case let other?:
+            throw RepositoryError.corrupted(
+                "Line \(line) of the set-aside file names codec \(other), which this version cannot read",
+                location: path)
         }
     }
 }

@@ -89,6 +89,10 @@ where Entity.ID: Codable & Sendable {
     let recordStamp: UInt32
     /// The file format the store writes, compaction included.
     let format: UInt16
+    /// The codec the file's entities are encoded with, recorded in its header: the one
+    /// ``Options/codec`` named when the file was created (JSON for files written before
+    /// codecs existed).
+    public let codec: EntityCodec
 
     // Reads are inlinable, like InMemoryRepository's, so they are specialized for the
     // caller's entity: unspecialized, the lookup ran through generic metadata and cost
@@ -151,6 +155,7 @@ where Entity.ID: Codable & Sendable {
         self.migrations = migrations
         self.upgradedRecordCount = opened.upgraded
         self.format = opened.format
+        self.codec = opened.codec
         self.recordStamp =
             opened.format == JournalFormat.unstampedFormat ? 0 : UInt32(migrations.currentVersion)
         self.writer = queue
@@ -212,7 +217,7 @@ where Entity.ID: Codable & Sendable {
     /// - Complexity: O(1) amortized.
     public func save(_ entity: Entity) async throws {
         try Task.checkCancellation()
-        let payload = try encode(entity, with: options.makeEncoder())
+        let payload = try encode(entity)
         try Self.checkEntitySize(
             payload.count, id: "\(entity.id)", recordLimit: recordLimit, path: fileURL.path)
         try await submit(JournalFormat.record(.save, stamp: recordStamp, payload: payload), .save(entity))
@@ -226,8 +231,7 @@ where Entity.ID: Codable & Sendable {
     public func save(contentsOf entities: [Entity]) async throws {
         try Task.checkCancellation()
         if entities.isEmpty { return }
-        let encoder = options.makeEncoder()
-        let encoded = try entities.map { try encode($0, with: encoder) }
+        let encoded = try entities.map { try encode($0) }
         let limit = recordLimit
         for (entity, json) in zip(entities, encoded) {
             try Self.checkEntitySize(json.count, id: "\(entity.id)", recordLimit: limit, path: fileURL.path)
@@ -294,9 +298,9 @@ where Entity.ID: Codable & Sendable {
 
     // MARK: Encoding
 
-    func encode(_ entity: Entity, with encoder: JSONEncoder) throws -> [UInt8] {
+    func encode(_ entity: Entity) throws -> [UInt8] {
         do {
-            return Array(try encoder.encode(entity))
+            return try codec.encode(entity)
         } catch {
             throw RepositoryError.encodingFailed(id: "\(entity.id)", underlying: error)
         }

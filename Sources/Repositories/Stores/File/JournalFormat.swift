@@ -2,12 +2,12 @@
 ///
 /// ```
 /// file   := header record*
-/// header := magic[8] format:u16 flags:u16 crc32(magic…flags):u32            (16 bytes)
+/// header := magic[8] format:u16 codec:u8 flags:u8 crc32(magic…flags):u32   (16 bytes)
 /// record := length:u32 kind:u8 stamp:u24 payloadCRC:u32 headerCRC:u32 payload[length]
 ///           headerCRC = crc32 of the 12 bytes before it; payloadCRC = crc32(payload)
-/// kind   := 1 save (payload: the entity's JSON)
-///         | 2 batch (payload: count:u32 then, per entity, length:u32 JSON)
-///         | 3 delete (payload: a JSON array of IDs)
+/// kind   := 1 save (payload: the entity, encoded by the file's codec)
+///         | 2 batch (payload: count:u32 then, per entity, length:u32 and the encoded entity)
+///         | 3 delete (payload: a JSON array of IDs, whatever the codec)
 ///         | 4 clear (no payload)
 /// ```
 /// Integers are little-endian.
@@ -18,14 +18,22 @@
 /// record rather than per file so that a file is never ambiguous about what wrote each
 /// record, whatever mix of versions appended to it.
 ///
-/// A store keeps writing the format its file has: a format 1 file stays format 1 (so an
-/// older release of the package still opens it) as long as the app's entity is at version 1;
-/// the first open by an app at version 2 or later migrates it, rewriting it whole in format
-/// 2. New files are format 2.
+/// The format is 3 since entities have codecs (``EntityCodec``): the header's `codec` byte
+/// names the codec every entity in the file is encoded with (``EntityCodec/Identifier``:
+/// `J` JSON, `B` binary). Formats 1 and 2 have 0 there, and their entities are JSON.
+///
+/// A store keeps writing the format and the codec its file has: a format 1 file stays
+/// format 1 (so an older release of the package still opens it) as long as the app's entity
+/// is at version 1; the first open by an app at version 2 or later migrates it, rewriting it
+/// whole in format 3, still JSON. A format 2 file stays format 2. New files are format 3,
+/// in the codec the options name.
 enum JournalFormat {
     static let magic: [UInt8] = [0x89, 0x52, 0x45, 0x50, 0x4F, 0x0D, 0x0A, 0x1A]  // \x89 R E P O \r \n \x1A
-    /// The format new files are written in: records carry their entity version.
-    static let format: UInt16 = 2
+    /// The format new files are written in: records carry their entity version, and the
+    /// header the codec of the entities.
+    static let format: UInt16 = 3
+    /// The format of files written with entity versions and before codecs: JSON entities.
+    static let stampedJSONFormat: UInt16 = 2
     /// The format of files written before entity versions: every record is version 1.
     static let unstampedFormat: UInt16 = 1
     /// The highest stamp a record has room for (24 bits).
@@ -69,10 +77,15 @@ enum JournalFormat {
         var reason: String
     }
 
-    static func header(format: UInt16) -> [UInt8] {
+    /// The formats this version reads.
+    static let readableFormats: Set<UInt16> = [unstampedFormat, stampedJSONFormat, format]
+
+    /// The header of a file in `format` whose entities `codec` encodes (recorded from format
+    /// 3 on; earlier formats are JSON and record nothing).
+    static func header(format: UInt16, codec: EntityCodec.Identifier) -> [UInt8] {
         var bytes = magic
         append(format, to: &bytes)
-        append(UInt16(0), to: &bytes)
+        bytes += [format >= Self.format ? codec.rawValue : 0, 0]
         append(CRC32.checksum(bytes), to: &bytes)
         return bytes
     }
@@ -150,6 +163,12 @@ enum JournalFormat {
     /// The version the header records.
     static func headerVersion(_ bytes: [UInt8]) -> UInt16 {
         UInt16(bytes[8]) | UInt16(bytes[9]) << 8
+    }
+
+    /// The codec of the entities of a file whose header is `bytes`, in `format`: the one the
+    /// header names from format 3 on, JSON before.
+    static func headerCodec(_ bytes: [UInt8], format: UInt16) -> EntityCodec.Identifier {
+        format >= Self.format ? EntityCodec.Identifier(rawValue: bytes[10]) : .json
     }
 
     /// Reads every complete record after the header of a file in `format`, stopping at a

@@ -91,7 +91,7 @@ import Testing
                 #expect(store.upgradedRecordCount == Self.count, "round \(round): the old file, whole")
             } else {
                 outcomes.new += 1
-                #expect(afterKill[8] == 2, "round \(round): the new file is format 2")
+                #expect(afterKill[8] == 3, "round \(round): the new file is format 3")
                 #expect(store.upgradedRecordCount == 0, "round \(round): a changed file must be the new one")
             }
             // Every entity exactly once, upgraded; and this open completed the upgrade.

@@ -50,8 +50,9 @@ import Testing
         #expect(records.count == 1)
         #expect(record.id == "2")
         #expect(record.version == 1)
+        #expect(record.codec == .binary, "the codec of the store's file")
         #expect(
-            try JSONDecoder().decode(TodoV1.self, from: record.data)
+            try EntityCodec.binary.decode(TodoV1.self, from: record.data)
                 == TodoV1.make(2, title: "todo 2, renamed"))
         #expect(original.range(of: record.data) != nil, "the bytes exactly as version 1 stored them")
         #expect(record.error.code == .decodingFailed)
