@@ -15,10 +15,10 @@ import Testing
 
     func suite<E: Codable & Identifiable & Sendable & Equatable>(
         _ type: E.Type, durability: FileRepository<E>.Durability = .everyWrite,
-        makeEntity: @escaping @Sendable (Int, Int) -> E
+        codec: EntityCodec.Identifier = .binary, makeEntity: @escaping @Sendable (Int, Int) -> E
     ) -> RepositoryConformance<FileRepository<E>> where E.ID: Codable & Sendable {
         let directory = self.directory
-        let options = FileRepository<E>.Options(durability: durability)
+        let options = FileRepository<E>.Options(durability: durability, codec: codec)
         var conformance = ConformanceOptions<FileRepository<E>>()
         conformance.reopen = { store in
             try await store.close()
@@ -47,6 +47,12 @@ import Testing
 
     @Test func conformsWithUUIDIDs() async throws {
         try await suite(Ticket.self, makeEntity: Ticket.make).run()
+    }
+
+    /// The same laws for a file in the JSON codec, which files written before codecs are in.
+    @Test func conformsInTheJSONCodec() async throws {
+        try await suite(ConformanceEntity.self, codec: .json, makeEntity: ConformanceEntity.make).run()
+        try await suite(Note.self, codec: .json, makeEntity: Note.make).run()
     }
 
     /// The migration area: the file reopened with each version of the suite's versioned fixture.
