@@ -81,7 +81,7 @@ public struct EntityCodec: Sendable {
     /// The bytes of `value`.
     ///
     /// - Throws: `EncodingError` when the value cannot be encoded (a non-finite `Double` in
-    ///   JSON; in the binary format, values nested more than 256 deep, or a nested container
+    ///   JSON; in the binary format, values nested more than 128 deep, or a nested container
     ///   filled after its parent was written to again), or whatever its `encode(to:)` throws.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         var bytes: [UInt8] = []
