@@ -48,7 +48,12 @@ enum BinaryFormat {
     static let version: UInt8 = 1
     /// The deepest nesting of values (each `Decodable` inside another counts one) that
     /// encoding and decoding accept; deeper throws rather than overflowing the stack.
-    static let maximumDepth = 256
+    ///
+    /// `Codable` recurses, so the limit is set by the smallest stack a caller may have:
+    /// Darwin's secondary threads (and Swift concurrency's) get 512 KiB, and a debug build
+    /// overflowed that at 256 levels; at 128 a test decodes a 100,000-level document on a
+    /// 512 KiB thread and gets its error.
+    static let maximumDepth = 128
     /// Bytes of a container header after its tag: the u32 body length and the u32 count.
     static let containerHeaderSize = 8
 

@@ -3,9 +3,8 @@ import Foundation
 /// How a durable store turns entities into bytes and back: JSON, or the package's own
 /// binary format.
 ///
-/// A codec is a `Sendable` value with no mutable state: every ``encode(_:)`` and
-/// ``decode(_:from:)-(_,UnsafeRawBufferPointer)`` call makes its own coder, so any number of
-/// threads use one codec at once.
+/// A codec is a `Sendable` value with no mutable state: every `encode` and `decode` call
+/// makes its own coder, so any number of threads use one codec at once.
 ///
 /// ```swift
 /// let codec = EntityCodec.binary
@@ -13,9 +12,10 @@ import Foundation
 /// let copy = try codec.decode(Product.self, from: bytes)
 /// ```
 ///
-/// - ``binary`` is several times faster than JSON at decoding, and smaller; the format is
-///   described byte by byte in ``BinaryFormat``'s documentation (Sources/Repositories/Codec).
-/// - ``json`` writes text anyone can read, with the `JSONEncoder` and `JSONDecoder` you
+/// - ``binary`` decodes about five times faster than `JSONDecoder` and encodes about four
+///   times faster than `JSONEncoder` (Docs/Benchmarks.md, figure 13); its format is
+///   described byte by byte in `BinaryFormat.swift` (Sources/Repositories/Codec).
+/// - `json` writes text anyone can read, with the `JSONEncoder` and `JSONDecoder` you
 ///   configure.
 ///
 /// A store records the codec's ``identifier`` with the data it writes, and reads data back
@@ -49,7 +49,7 @@ public struct EntityCodec: Sendable {
     /// before codecs could be chosen.
     public static var json: EntityCodec { json() }
 
-    /// The package's binary format, written for `Codable`: see ``BinaryFormat``.
+    /// The package's binary format, written for `Codable` (described in `BinaryFormat.swift`).
     ///
     /// It round-trips every value JSON does, and more exactly: a `Date` keeps every bit of
     /// its `Double`, a `Float` or `Double` may be NaN or infinite. Decoding checks every read
@@ -81,8 +81,8 @@ public struct EntityCodec: Sendable {
     /// The bytes of `value`.
     ///
     /// - Throws: `EncodingError` when the value cannot be encoded (a non-finite `Double` in
-    ///   JSON, nesting past ``BinaryFormat/maximumDepth``), or whatever its `encode(to:)`
-    ///   throws.
+    ///   JSON; in the binary format, values nested more than 128 deep, or a nested container
+    ///   filled after its parent was written to again), or whatever its `encode(to:)` throws.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         var bytes: [UInt8] = []
         try encode(value, appendingTo: &bytes)
@@ -127,7 +127,8 @@ public struct EntityCodec: Sendable {
     /// Decodes a `T` from `bytes` (`Data`, `[UInt8]`, an `ArraySlice<UInt8>`), which must
     /// hold exactly one encoded value.
     ///
-    /// - Throws: as ``decode(_:from:)-(_,UnsafeRawBufferPointer)``.
+    /// - Throws: `DecodingError` with the coding path of the value that failed, when the
+    ///   bytes are damaged or do not describe a `T`.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: some ContiguousBytes) throws -> T {
         try bytes.withUnsafeBytes { try decode(T.self, from: $0) }
     }
