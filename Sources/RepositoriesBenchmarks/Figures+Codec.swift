@@ -94,7 +94,8 @@ extension BenchmarkRun {
             .cost(
                 13, "binary codec: decode \(label) \(name) records on every core (decodeAll)",
                 measured: parallelDecode, baseline: parallelFloor,
-                baselineName: "JSONDecodeFloor (one array)", target: decodeTarget, note: "per entity; the records back to back, as a journal holds them"),
+                baselineName: "JSONDecodeFloor (one array)", target: decodeTarget,
+                note: "per entity; the records back to back, as a journal holds them"),
             .cost(
                 13, "binary codec: encode \(label) \(name), one record at a time", measured: binaryEncode,
                 baseline: jsonEncode, baselineName: "JSONEncoder, one record at a time", target: nil,
