@@ -30,6 +30,13 @@ extension BenchmarkRun {
         else { throw CodecDidNotRoundTrip() }
         let floor = try JSONDecodeFloor(entities)
         let binaryArray = try binary.encode(entities)
+        // The records back to back, as a journal holds them, for the decode on every core.
+        var journal: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for record in binaryRecords {
+            ranges.append(journal.count..<journal.count + record.count)
+            journal.append(contentsOf: record)
+        }
 
         let (binaryDecode, jsonDecode) = try await Measurement.interleaved(repetitions: repetitions) {
             var decoded = 0
@@ -49,6 +56,11 @@ extension BenchmarkRun {
         }
         let (binaryArrayDecode, floorDecode) = try await Measurement.interleaved(repetitions: repetitions) {
             try binary.decode([Entity].self, from: binaryArray).count
+        } _: {
+            try floor.decodeAll(as: Entity.self)
+        }
+        let (parallelDecode, parallelFloor) = try await Measurement.interleaved(repetitions: repetitions) {
+            try journal.withUnsafeBytes { try binary.decodeAll(Entity.self, from: $0, ranges: ranges).count }
         } _: {
             try floor.decodeAll(as: Entity.self)
         }
@@ -79,6 +91,11 @@ extension BenchmarkRun {
                 13, "binary codec: decode \(label) \(name) as one array", measured: binaryArrayDecode,
                 baseline: floorDecode, baselineName: "JSONDecodeFloor (one array)", target: decodeTarget,
                 note: "per run of \(label) entities"),
+            .cost(
+                13, "binary codec: decode \(label) \(name) records on every core (decodeAll)",
+                measured: parallelDecode, baseline: parallelFloor,
+                baselineName: "JSONDecodeFloor (one array)", target: decodeTarget,
+                note: "per entity; the records back to back, as a journal holds them"),
             .cost(
                 13, "binary codec: encode \(label) \(name), one record at a time", measured: binaryEncode,
                 baseline: jsonEncode, baselineName: "JSONEncoder, one record at a time", target: nil,
