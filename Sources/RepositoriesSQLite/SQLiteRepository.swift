@@ -313,18 +313,18 @@ where Entity.ID: Codable & Sendable {
     ///   be encoded; `locked` when another connection holds the database past the busy timeout.
     public func save(_ entity: Entity) async throws {
         try Task.checkCancellation()
-        try await database.upsert(encode(entity))
+        try await database.submit(.upsert(encode(entity)))
     }
 
     /// Removes the entity stored under `id`; removing an absent ID succeeds.
     public func delete(id: ID) async throws {
         try Task.checkCancellation()
-        try await database.delete(key(for: id))
+        try await database.submit(.deleteOne(key(for: id)))
     }
 
     /// Removes every entity of this repository's table, in one statement.
     public func deleteAll() async throws {
-        try await database.deleteAll()
+        try await database.submit(.deleteAll)
     }
 
     // MARK: Coding
