@@ -283,7 +283,7 @@ where Entity.ID: Codable & Sendable {
     /// - Complexity: O(*n*): one scan of the table in `seq` order, one of the `id` index.
     public func fetchAll() async throws -> [Entity] {
         try Task.checkCancellation()
-        return try await database.scan().verifiedRows(location: database.location).map(decode)
+        return try await database.scan().decodedRows(location: database.location) { try self.decode($0) }
     }
 
     /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
