@@ -118,9 +118,8 @@ struct SQLiteTableScan: Sendable {
     /// ``parallelThreshold``, else one range.
     static func chunks(of count: Int) -> [Range<Int>] {
         let processors = ProcessInfo.processInfo.activeProcessorCount
-        guard count >= parallelThreshold, processors > 1 else { return [0..<count] }
-        let size = (count + processors - 1) / processors
-        return stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
+        guard count >= parallelThreshold else { return [0..<count] }
+        return ParallelChunks.ranges(count: count, minimumChunk: parallelThreshold / max(processors, 1))
     }
 }
 
