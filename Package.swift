@@ -95,7 +95,9 @@ let package = Package(
         // A child process the durability tests kill with SIGKILL.
         .executableTarget(
             name: "RepositoriesCrashFixture",
-            dependencies: ["Repositories", "RepositoriesHTTP", "RepositoriesTestSupport"],
+            dependencies: [
+                "Repositories", "RepositoriesHTTP", "RepositoriesSQLite", "RepositoriesTestSupport",
+            ],
             path: "Tests/RepositoriesCrashFixture"
         ),
         .testTarget(
@@ -117,7 +119,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RepositoriesSQLiteTests",
-            dependencies: ["RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport"],
+            dependencies: [
+                "RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport",
+                "RepositoriesCrashFixture",
+            ],
             // Databases written by earlier versions of the package, which every later one must read.
             resources: [.copy("Fixtures")]
         ),

@@ -49,6 +49,8 @@ extension BenchmarkRun {
                 return order.count
             })
         try await store.close()
+        let concurrent = try await concurrentSaveFigures()
+        let readBack = try await readBackFigures()
         let shapeShare = shapedInserts.nanosecondsPerOperation / rawInserts.nanosecondsPerOperation
         return [
             .cost(
@@ -61,6 +63,83 @@ extension BenchmarkRun {
             .cost(
                 5, "SQLiteRepository fetch(id:), 10k rows", measured: reads, baseline: rawReads,
                 baselineName: "raw SQLite C API, same statement", target: 1.3),
+        ] + concurrent + readBack
+    }
+
+    /// Durable single saves from eight writers at once, against the store's own rate with
+    /// one writer (what group commit gains) and against eight raw SQLite connections at the
+    /// same durability, each insert its own commit (what SQLite alone gives them).
+    private func concurrentSaveFigures() async throws -> [Figure] {
+        let count = durableOperations
+        let writers = 8
+        let (single, eight, raw) = try await Measurement.interleaved(repetitions: repetitions) {
+            let store = try await SQLiteRepository<BenchmarkEntity>(fileURL: file("single.sqlite"))
+            for id in 0..<count { try await store.save(.make(id)) }
+            try await store.close()
+            return count
+        } _: {
+            let store = try await SQLiteRepository<BenchmarkEntity>(fileURL: file("eight.sqlite"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        for step in 0..<(count / writers) {
+                            try await store.save(.make(writer * 1_000_000 + step))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await store.close()
+            return count / writers * writers
+        } _: {
+            try RawSQLite.saveConcurrently(
+                path: file("raw-eight.sqlite").path, writers: writers, count: count)
+        }
+        return [
+            .speed(
+                5, "SQLiteRepository durable save, 8 concurrent writers", measured: eight, baseline: single,
+                baselineName: "SQLiteRepository, 1 writer", target: 3,
+                note: "group commit: waiting saves share one transaction and one fsync"),
+            .speed(
+                5, "SQLiteRepository durable save, 8 concurrent writers", measured: eight, baseline: raw,
+                baselineName: "raw SQLite, 8 threads with a connection each, same durability", target: 1),
+        ]
+    }
+
+    /// Reading every entity back, on an open store and on reopening it, against the floor of
+    /// JSON-decoding the same entities from one array (issue 15: GRDB reads 100k back in about
+    /// 0.3× of it on this machine).
+    private func readBackFigures() async throws -> [Figure] {
+        let size = batchSize
+        let entities = (0..<size).map { PeerEntity.make($0) }
+        let floor = try JSONDecodeFloor(entities)
+        let url = file("read-back.sqlite")
+        let store = try await SQLiteRepository<PeerEntity>(fileURL: url)
+        try await store.save(contentsOf: entities)
+        let (fetchAll, fetchAllFloor) = try await Measurement.interleaved(repetitions: repetitions) {
+            try await store.fetchAll().count
+        } _: {
+            try floor.decodeAll(as: PeerEntity.self)
+        }
+        try await store.close()
+        let (reopen, reopenFloor) = try await Measurement.interleaved(repetitions: repetitions) {
+            let reopened = try await SQLiteRepository<PeerEntity>(fileURL: url)
+            let count = try await reopened.fetchAll().count
+            try await reopened.close()
+            return count
+        } _: {
+            try floor.decodeAll(as: PeerEntity.self)
+        }
+        let label = "\(size / 1_000)k"
+        let floorName = "JSON-decoding \(label) PeerEntity from one array"
+        return [
+            .cost(
+                5, "SQLiteRepository fetchAll of \(label) PeerEntity", measured: fetchAll,
+                baseline: fetchAllFloor, baselineName: floorName, target: 0.35,
+                note: "per entity; JSON decoding is most of it"),
+            .cost(
+                5, "SQLiteRepository reopen and fetchAll of \(label) PeerEntity", measured: reopen,
+                baseline: reopenFloor, baselineName: floorName, target: 0.35, note: "per entity"),
         ]
     }
 }

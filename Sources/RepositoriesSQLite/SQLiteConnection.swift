@@ -139,6 +139,13 @@ final class SQLiteConnection {
         }
     }
 
+    /// Whether a transaction is open: `false` after SQLite rolled one back on its own, as it
+    /// does after some errors (a full disk, an I/O error).
+    var isInTransaction: Bool {
+        guard let handle else { return false }
+        return sqlite3_get_autocommit(handle) == 0
+    }
+
     /// Rolls back the open transaction, if SQLite has not already done so (it does after some
     /// errors, such as a full disk). When even that fails, marks the connection broken.
     private func rollBack() {
@@ -152,6 +159,30 @@ final class SQLiteConnection {
         } catch {
             brokenBy = SQLiteError(extendedCode: SQLiteError.error, message: "\(error)", sql: "ROLLBACK")
         }
+    }
+
+    // MARK: Hooks
+
+    /// The closure SQLite calls as each transaction commits, kept alive with the connection.
+    private final class CommitHook {
+        let body: () -> Bool
+        init(_ body: @escaping () -> Bool) { self.body = body }
+    }
+    private var commitHook: CommitHook?
+
+    /// Calls `body` as each transaction of this connection commits, on the thread running the
+    /// commit; a `false` answer turns the commit into a rollback, and the `COMMIT` fails with
+    /// `SQLITE_CONSTRAINT_COMMITHOOK`. For tests.
+    func setCommitHook(_ body: @escaping () -> Bool) {
+        guard let handle else { return }
+        let hook = CommitHook(body)
+        commitHook = hook
+        sqlite3_commit_hook(
+            handle,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<CommitHook>.fromOpaque(context).takeUnretainedValue().body() ? 0 : 1
+            }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     // MARK: Closing

@@ -5,9 +5,10 @@ import Repositories
 /// dispatch queue (``SQLiteExecutor``), and for a database file, read-only connections that
 /// serve reads on the callers' threads (``SQLiteReaderPool``).
 ///
-/// Every write is a synchronous method of the actor, so it runs whole before the next call
-/// starts: writes are served one at a time, in arrival order, and the writer is never touched
-/// by two threads at once. Reads of a file take a read-only connection of their own and need
+/// Writes wait in a queue (``SQLiteWriteQueue``) and the actor commits them in groups, one
+/// transaction for every write waiting at that moment, in arrival order (``submit(_:)``): the
+/// writer is never touched by two threads at once, and concurrent writers share a commit and
+/// its fsync. Reads of a file take a read-only connection of their own and need
 /// no turn on the queue; in memory (where a second connection would be a second database)
 /// they take their turn on the writer. Methods take and return only keys and bytes; encoding,
 /// decoding and checking rows happen in the callers' tasks, in parallel.
@@ -24,6 +25,8 @@ actor SQLiteDatabase {
     private var connection: SQLiteConnection?
     /// The read-only connections of a database file; `nil` in memory.
     private nonisolated let readers: SQLiteReaderPool?
+    /// The writes waiting for the writer (see ``submit(_:)``).
+    private nonisolated let writes = SQLiteWriteQueue()
     /// How many rows opening brought up from an older entity version.
     nonisolated let upgradedRowCount: Int
 
@@ -269,50 +272,100 @@ actor SQLiteDatabase {
 
     // MARK: Writing
 
-    /// Inserts the row, or replaces the body of the row with its key (which keeps its `seq`):
-    /// one statement, which is its own transaction, and so one commit.
+    /// The most writes one group commits together: enough that a crowd of writers shares a
+    /// few commits, few enough that one transaction never grows without bound.
+    static let largestGroup = 512
+
+    /// Hands `write` to the writer and returns once the transaction holding it has committed
+    /// (durably, at `synchronous=FULL`).
     ///
-    /// SQLite takes the write lock as the statement starts, waiting up to the busy timeout,
-    /// as `BEGIN IMMEDIATE` would.
-    func upsert(_ row: SQLiteRow) throws {
-        try perform { connection in try table.upsert(row, on: connection) }
-    }
-
-    /// Upserts every row in one transaction: all land, or (on any error) none.
+    /// Writes that arrive while the writer commits wait together and share the next
+    /// transaction, one `BEGIN IMMEDIATE … COMMIT` and so one fsync (group commit), applied in
+    /// arrival order, so a later write to an ID wins. Each write runs inside a savepoint of
+    /// its own: a write whose statements fail (a constraint, a trigger) is undone alone and
+    /// only its caller hears the error, while the others commit. When the transaction itself
+    /// fails (its `BEGIN`, its `COMMIT`, or an error after which SQLite rolls the whole
+    /// transaction back, such as a full disk), nothing of the group is applied and every
+    /// caller in it gets the error.
     ///
-    /// Takes the write lock first (`BEGIN IMMEDIATE`), waiting up to the busy timeout, so a
-    /// batch never fails halfway for want of the lock.
-    func upsert(contentsOf rows: [SQLiteRow]) throws {
-        try perform { connection in
-            guard !rows.isEmpty else { return }
-            try connection.transaction(.immediate) {
-                for row in rows { try table.upsert(row, on: connection) }
+    /// - Throws: `CancellationError`, with nothing applied, when the task is cancelled while
+    ///   the write waits for its group; a write taken into a group runs to the end.
+    ///   `RepositoryError` otherwise (`closed` after ``close()``).
+    nonisolated func submit(_ write: SQLiteWrite) async throws {
+        let ticket = writes.ticket()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<Void, any Error>) in
+                if writes.enqueue(write, ticket: ticket, continuation: continuation) {
+                    Task { await self.drainWrites() }
+                }
             }
+        } onCancel: {
+            writes.cancel(ticket)
         }
     }
 
-    func delete(_ key: SQLiteKey) throws {
-        try perform { connection in
-            try connection.withStatement(table.deleteOne) { statement in
-                try statement.bind(key, at: 1)
-                _ = try statement.step()
+    /// How many writes wait for a group: for tests that line writes up.
+    nonisolated var waitingWriteCount: Int { writes.waitingCount }
+
+    /// Commits the waiting writes group by group, answering each caller after its group's
+    /// commit, until none waits. Runs on the writer's queue; writes that arrive meanwhile
+    /// form the next group.
+    private func drainWrites() {
+        while let group = writes.takeGroup(limit: Self.largestGroup) {
+            let outcomes = commit(group.map(\.write))
+            for (waiting, outcome) in zip(group, outcomes) { waiting.continuation.resume(with: outcome) }
+        }
+    }
+
+    /// What became of one write: applied, or the error its caller gets.
+    typealias Outcome = Result<Void, any Error>
+
+    /// Runs `group` in one transaction and returns each write's outcome, in order.
+    private func commit(_ group: [SQLiteWrite]) -> [Outcome] {
+        executor.preconditionOnQueue()
+        guard let connection else {
+            return group.map { _ in .failure(RepositoryError.closed(location: location)) }
+        }
+        do {
+            return try Self.mapping(location) {
+                // Alone, a write is its own transaction: one statement, or its own BEGIN IMMEDIATE.
+                if group.count == 1 {
+                    try group[0].apply(to: table, on: connection, maximumChunk: maximumChunk)
+                    return [.success(())]
+                }
+                return try connection.transaction(.immediate) {
+                    try group.map { try outcome(of: $0, inGroupOn: connection) }
+                }
             }
+        } catch {
+            return group.map { _ in .failure(error) }
         }
     }
 
-    /// Deletes the rows of `keys` in one transaction, however many chunks the list takes.
-    func delete(_ keys: [SQLiteKey]) throws {
-        try perform { connection in
-            let chunks = SQLiteTable.chunks(of: keys, maximum: maximumChunk)
-            guard chunks.count > 1 else { return try table.delete(chunks, on: connection) }
-            try connection.transaction(.immediate) { try table.delete(chunks, on: connection) }
+    /// Applies `write` inside a savepoint of the group's open transaction, and returns its
+    /// outcome: a failed write is undone alone. Throws when the group cannot go on: SQLite
+    /// rolled the whole transaction back (it does after a full disk or an I/O error), or the
+    /// savepoint could not be undone.
+    private func outcome(of write: SQLiteWrite, inGroupOn connection: SQLiteConnection) throws -> Outcome {
+        try connection.execute("SAVEPOINT repositories_write")
+        do {
+            try write.apply(to: table, on: connection, maximumChunk: maximumChunk)
+            try connection.execute("RELEASE repositories_write")
+            return .success(())
+        } catch {
+            guard connection.isInTransaction else { throw error }
+            try connection.execute("ROLLBACK TO repositories_write")
+            try connection.execute("RELEASE repositories_write")
+            return .failure(Self.mapped(error, location: location))
         }
     }
 
-    func deleteAll() throws {
-        try perform { connection in
-            try connection.execute(table.deleteAll)
-        }
+    /// Calls `hook` on the writer's queue as each transaction of the writer commits; a `false`
+    /// answer turns that commit into a rollback. A test hook: it counts commits, holds one
+    /// open, or makes one fail.
+    func setCommitHook(_ hook: @escaping @Sendable () -> Bool) {
+        connection?.setCommitHook(hook)
     }
 
     // MARK: Closing
@@ -345,9 +398,15 @@ actor SQLiteDatabase {
     private static func mapping<Result>(_ location: String, _ body: () throws -> Result) throws -> Result {
         do {
             return try body()
-        } catch let error as SQLiteError {
-            throw error.repositoryError(location: location)
+        } catch {
+            throw mapped(error, location: location)
         }
+    }
+
+    /// SQLite's errors as `RepositoryError`; any other error as it is.
+    private static func mapped(_ error: any Error, location: String) -> any Error {
+        guard let error = error as? SQLiteError else { return error }
+        return error.repositoryError(location: location)
     }
 
     private static func largestPowerOfTwo(atMost limit: Int) -> Int {

@@ -12,7 +12,7 @@ extension SQLiteRepository {
     public func save(contentsOf entities: [Entity]) async throws {
         try Task.checkCancellation()
         let rows = try entities.map(encode)
-        try await database.upsert(contentsOf: rows)
+        try await database.submit(.upsertAll(rows))
     }
 
     /// Returns the entities stored under `ids`, in the order of `ids`, skipping absent and
@@ -53,7 +53,7 @@ extension SQLiteRepository {
     /// - Complexity: O(*m* log *n*) for *m* IDs.
     public func delete(ids: [ID]) async throws {
         try Task.checkCancellation()
-        try await database.delete(distinctKeys(ids))
+        try await database.submit(.delete(distinctKeys(ids)))
     }
 
     /// The keys of `ids`, first appearances only, in order.

@@ -128,38 +128,3 @@ struct SQLiteStoredRow: Sendable {
         return text.count > 100 ? String(text.prefix(100)) + "…" : text
     }
 }
-
-/// Every row of a table in `seq` order, and how many entries the table's `id` index holds,
-/// read in one transaction.
-struct SQLiteTableScan: Sendable {
-    var rows: [SQLiteStoredRow]
-    var indexedCount: Int
-
-    /// The rows, once each one's checksum matches, their `seq`s rise, and the index holds as
-    /// many entries as the table gave rows.
-    ///
-    /// A damaged page can make SQLite skip rows without an error (a smaller cell count on a
-    /// leaf page, for one); the `id` index is a second, separate count of the same rows, so a
-    /// scan that comes up short is caught rather than served as the whole table.
-    ///
-    /// - Throws: `RepositoryError` `corrupted`.
-    func verifiedRows(location: String) throws -> [SQLiteRow] {
-        var verified: [SQLiteRow] = []
-        verified.reserveCapacity(rows.count)
-        var previous: Int64?
-        for row in rows {
-            verified.append(try row.verified(location: location))
-            if let previous, row.seq <= previous {
-                throw row.damage(
-                    "it comes after the row with seq \(previous) in the table", location: location)
-            }
-            previous = row.seq
-        }
-        guard verified.count == indexedCount else {
-            throw RepositoryError.corrupted(
-                "The table gave \(verified.count) rows but its ID index holds \(indexedCount) entries: a page of one of them is damaged",
-                location: location)
-        }
-        return verified
-    }
-}

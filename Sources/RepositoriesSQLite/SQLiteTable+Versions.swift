@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import Synchronization
 
 /// The entity version a table's rows were written by, and the one-time upgrade of older rows.
 ///
@@ -77,7 +78,7 @@ extension SQLiteTable {
     ///   row fails its checksum.
     func upgradeRows(
         to currentVersion: Int, on connection: SQLiteConnection, location: String,
-        reencode: (Data, Int) throws -> Data
+        reencode: @escaping @Sendable (Data, Int) throws -> Data
     ) throws -> Int {
         let stored = try storedVersion(on: connection)
         if stored > currentVersion {
@@ -100,21 +101,7 @@ extension SQLiteTable {
             }
             // Everything is decoded before anything is written, so a row no upgrade reads
             // leaves the table as it was.
-            var upgraded: [(seq: Int64, key: SQLiteKey, body: Data)] = []
-            upgraded.reserveCapacity(rows.count)
-            for stored in rows {
-                let row = try stored.verified(location: location)
-                do {
-                    upgraded.append((stored.seq, row.key, try reencode(row.body, version)))
-                } catch {
-                    throw RepositoryError.decodingFailed(
-                        record: "\(row.key.description), written by entity version \(version)",
-                        location: location, underlying: error,
-                        recovery:
-                            "Check the upgrade from version \(version) in the repository's Migrations<Entity>: it cannot read this row. Nothing was changed"
-                    )
-                }
-            }
+            let upgraded = try Self.upgraded(rows, from: version, location: location, reencode: reencode)
             for row in upgraded {
                 try connection.withStatement(update) { statement in
                     try statement.bind(integer: row.seq, at: 1)
@@ -135,5 +122,72 @@ extension SQLiteTable {
             }
             return upgraded.count
         }
+    }
+
+    /// A row brought up to the current version: its place, its key, its new body.
+    private struct UpgradedRow: Sendable {
+        var seq: Int64
+        var key: SQLiteKey
+        var body: Data
+    }
+
+    /// Every row checked and re-encoded, in order; from ``SQLiteTableScan/parallelThreshold``
+    /// rows on, in one chunk per processor at once, on Dispatch's threads (opening runs on
+    /// the writer's queue, never on Swift's cooperative pool).
+    ///
+    /// - Throws: for the first row, in order, that is damaged (`corrupted`) or that no
+    ///   upgrade reads (`decodingFailed` naming its ID and `version`), as a pass over the rows
+    ///   one by one would.
+    private static func upgraded(
+        _ rows: [SQLiteStoredRow], from version: Int, location: String,
+        reencode: @escaping @Sendable (Data, Int) throws -> Data
+    ) throws -> [UpgradedRow] {
+        let chunks = SQLiteTableScan.chunks(of: rows.count)
+        let outcomes = ChunkOutcomes(count: chunks.count)
+        DispatchQueue.concurrentPerform(iterations: chunks.count) { number in
+            outcomes.record(
+                Result {
+                    try chunks[number].map { index in
+                        try upgradedRow(rows[index], from: version, location: location, reencode: reencode)
+                    }
+                }, at: number)
+        }
+        var upgraded: [UpgradedRow] = []
+        upgraded.reserveCapacity(rows.count)
+        for outcome in outcomes.all { upgraded.append(contentsOf: try outcome.get()) }
+        return upgraded
+    }
+
+    private static func upgradedRow(
+        _ stored: SQLiteStoredRow, from version: Int, location: String,
+        reencode: (Data, Int) throws -> Data
+    ) throws -> UpgradedRow {
+        let row = try stored.verified(location: location)
+        do {
+            return UpgradedRow(seq: stored.seq, key: row.key, body: try reencode(row.body, version))
+        } catch {
+            throw RepositoryError.decodingFailed(
+                record: "\(row.key.description), written by entity version \(version)",
+                location: location, underlying: error,
+                recovery:
+                    "Check the upgrade from version \(version) in the repository's Migrations<Entity>: it cannot read this row. Nothing was changed"
+            )
+        }
+    }
+
+    /// What each chunk of ``upgraded(_:from:location:reencode:)`` came to, filled in by the
+    /// threads that ran them.
+    private final class ChunkOutcomes: Sendable {
+        private let outcomes: Mutex<[Result<[UpgradedRow], any Error>]>
+
+        init(count: Int) {
+            outcomes = Mutex(Array(repeating: .success([]), count: count))
+        }
+
+        func record(_ outcome: Result<[UpgradedRow], any Error>, at number: Int) {
+            outcomes.withLock { $0[number] = outcome }
+        }
+
+        var all: [Result<[UpgradedRow], any Error>] { outcomes.withLock { $0 } }
     }
 }

@@ -16,6 +16,9 @@
 //       write through an offline-first stack over a real HTTP server, syncing every third
 //       write, and SIGKILL itself the <occurrence>-th time it reaches <step>; print
 //       "begin …" and "ack …" around each change (see OfflineFirstOverHTTP.swift)
+//   RepositoriesCrashFixture sqlite-concurrent-saves <store-path> <first-revision>
+//       eight writers replace their entities in a SQLiteRepository forever (group commits);
+//       print "id revision" once each save returned (see SQLiteConcurrentSaves.swift)
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -152,6 +155,8 @@ do {
         try await offlineFirstOverHTTP(
             device: URL(fileURLWithPath: arguments[2]), api: api, step: step, occurrence: occurrence,
             first: first)
+    case "sqlite-concurrent-saves":
+        try await saveConcurrentlyIntoSQLite(at: url, firstRevision: Int(arguments[3]) ?? 0)
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
         switch arguments[3] {

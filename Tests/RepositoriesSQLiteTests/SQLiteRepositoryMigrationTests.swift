@@ -228,6 +228,27 @@ typealias TodoV3 = MigrationFixtures.TodoV3
         try await fixed.close()
     }
 
+    @Test func aLargeTableUpgradesInOrderAndItsFirstUnreadableRowIsNamed() async throws {
+        // Enough rows that opening upgrades them in chunks at once.
+        let todos = (1...6_000).map { TodoV1.make($0) }
+        let url = try await versionOneTable(todos)
+        let refusing = try Migrations<Todo>(
+            .upgrade(from: 1) { (old: TodoV1) in
+                if old.id == 1_500 || old.id == 4_500 { throw Refused() }
+                return Todo(upgrading: old)
+            })
+        let error = try await #require(throws: RepositoryError.self) {
+            _ = try await SQLiteRepository<Todo>(fileURL: url, options: Self.table, migrations: refusing)
+        }
+        #expect(error.code == .decodingFailed)
+        #expect(error.record?.hasPrefix("1500,") == true)
+        let fixed = try await SQLiteRepository<Todo>(
+            fileURL: url, options: Self.table, migrations: Todo.migrations())
+        #expect(fixed.upgradedRowCount == todos.count)
+        #expect(try await fixed.fetchAll() == todos.map(Todo.init(upgrading:)))
+        try await fixed.close()
+    }
+
     @Test func aChangedModelWithoutAnUpgradeFailsOnReadNamingTheRow() async throws {
         // Without migrations, the entity is version 1 and the rows are read as they are: a
         // changed model fails the read that meets the row, as before migrations existed.

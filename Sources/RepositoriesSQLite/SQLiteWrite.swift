@@ -1,0 +1,42 @@
+import Foundation
+
+/// One write a caller hands to the writer: keys and bytes, already encoded in the caller's
+/// task, so nothing that can fail to encode ever reaches a shared transaction.
+enum SQLiteWrite: Sendable {
+    /// Inserts the row, or replaces the body of the row with its key (which keeps its `seq`).
+    case upsert(SQLiteRow)
+    /// Upserts every row, all or nothing.
+    case upsertAll([SQLiteRow])
+    /// Deletes the row of the key, if there is one.
+    case deleteOne(SQLiteKey)
+    /// Deletes the rows of the keys, all or nothing.
+    case delete([SQLiteKey])
+    /// Deletes every row of the table.
+    case deleteAll
+
+    /// Runs the write on `connection`: on its own, it is its own transaction (a single
+    /// statement, or `BEGIN IMMEDIATE … COMMIT` for the writes of several statements); inside
+    /// an open transaction, it becomes part of it.
+    func apply(to table: SQLiteTable, on connection: SQLiteConnection, maximumChunk: Int) throws {
+        switch self {
+        case .upsert(let row):
+            try table.upsert(row, on: connection)
+        case .upsertAll(let rows):
+            guard !rows.isEmpty else { return }
+            try connection.transaction(.immediate) {
+                for row in rows { try table.upsert(row, on: connection) }
+            }
+        case .deleteOne(let key):
+            try connection.withStatement(table.deleteOne) { statement in
+                try statement.bind(key, at: 1)
+                _ = try statement.step()
+            }
+        case .delete(let keys):
+            let chunks = SQLiteTable.chunks(of: keys, maximum: maximumChunk)
+            guard chunks.count > 1 else { return try table.delete(chunks, on: connection) }
+            try connection.transaction(.immediate) { try table.delete(chunks, on: connection) }
+        case .deleteAll:
+            try connection.execute(table.deleteAll)
+        }
+    }
+}
