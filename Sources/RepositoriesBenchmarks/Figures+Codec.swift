@@ -2,7 +2,7 @@ import Foundation
 import Repositories
 
 extension BenchmarkRun {
-    /// Figure 13: the entity codec alone, no storage: encoding and decoding `batchSize`
+    /// Figure 11: the entity codec alone, no storage: encoding and decoding `batchSize`
     /// entities with ``EntityCodec/binary`` against `JSONEncoder`/`JSONDecoder` on the same
     /// entities, interleaved. One at a time is what a store does (each record is its own
     /// value); the array case is ``JSONDecodeFloor``, the floor issue 15's targets are set
@@ -84,24 +84,24 @@ extension BenchmarkRun {
         }
         return [
             .cost(
-                13, "binary codec: decode \(label) \(name), one record at a time", measured: binaryDecode,
+                11, "binary codec: decode \(label) \(name), one record at a time", measured: binaryDecode,
                 baseline: jsonDecode, baselineName: "JSONDecoder, one record at a time", target: decodeTarget,
                 note: "per entity; \(total(binaryDecode)) against \(total(jsonDecode)) for all \(label)"),
             .cost(
-                13, "binary codec: decode \(label) \(name) as one array", measured: binaryArrayDecode,
+                11, "binary codec: decode \(label) \(name) as one array", measured: binaryArrayDecode,
                 baseline: floorDecode, baselineName: "JSONDecodeFloor (one array)", target: decodeTarget,
                 note: "per run of \(label) entities"),
             .cost(
-                13, "binary codec: decode \(label) \(name) records on every core (decodeAll)",
+                11, "binary codec: decode \(label) \(name) records on every core (decodeAll)",
                 measured: parallelDecode, baseline: parallelFloor,
                 baselineName: "JSONDecodeFloor (one array)", target: decodeTarget,
                 note: "per entity; the records back to back, as a journal holds them"),
             .cost(
-                13, "binary codec: encode \(label) \(name), one record at a time", measured: binaryEncode,
+                11, "binary codec: encode \(label) \(name), one record at a time", measured: binaryEncode,
                 baseline: jsonEncode, baselineName: "JSONEncoder, one record at a time", target: nil,
                 note: "per entity; \(total(binaryEncode)) against \(total(jsonEncode)) for all \(label)"),
             Figure(
-                number: 13, name: "binary codec: bytes of \(label) \(name)",
+                number: 11, name: "binary codec: bytes of \(label) \(name)",
                 measured: "\(binaryBytes / 1_024) KiB",
                 baseline: "JSON: \(jsonBytes / 1_024) KiB", ratio: Double(binaryBytes) / Double(jsonBytes),
                 target: nil, goal: .none, note: "each record on its own"),

@@ -107,6 +107,44 @@ extension BenchmarkRun {
             .cost(
                 4, "FileRepository reopen holding \(label)", measured: reopen, baseline: floor,
                 baselineName: "JSON-decoding \(label) from one array", target: 1.5),
+        ] + (try await reopenByCodecFigures())
+    }
+
+    /// Figure 4, by codec: reopening a store of `PeerEntity` (the GRDB comparison's entity)
+    /// written in the binary codec, and one written in JSON (as every file from before codecs
+    /// is), against JSON-decoding the same entities from one array; the three take turns.
+    private func reopenByCodecFigures() async throws -> [Figure] {
+        let entities = (0..<batchSize).map { PeerEntity.make($0) }
+        let floor = try JSONDecodeFloor(entities)
+        let url = file("reopen-none")
+        var urls: [EntityCodec.Identifier: URL] = [:]
+        for codec in [EntityCodec.Identifier.binary, .json] {
+            let url = file("reopen-\(codec)")
+            let store = try await FileRepository<PeerEntity>(fileURL: url, options: .init(codec: codec))
+            try await store.save(contentsOf: entities)
+            try await store.close()
+            urls[codec] = url
+        }
+        func reopen(_ codec: EntityCodec.Identifier) async throws -> Int {
+            let store = try await FileRepository<PeerEntity>(fileURL: urls[codec, default: url])
+            let count = try await store.count()
+            try await store.close()
+            guard count == entities.count else {
+                throw RepositoryError.corrupted("The \(codec) store reopened with \(count) entities", location: url.path)
+            }
+            return 1
+        }
+        let (decoded, binary, json) = try await Measurement.interleaved(
+            repetitions: repetitions, { _ = try floor.decodeAll(as: PeerEntity.self); return 1 },
+            { try await reopen(.binary) }, { try await reopen(.json) })
+        let label = "\(batchSize / 1_000)k PeerEntity"
+        return [
+            .cost(
+                4, "FileRepository reopen holding \(label), binary codec", measured: binary, baseline: decoded,
+                baselineName: "JSON-decoding \(label) from one array", target: 0.35),
+            .cost(
+                4, "FileRepository reopen holding \(label), JSON codec", measured: json, baseline: decoded,
+                baselineName: "JSON-decoding \(label) from one array", target: nil),
         ]
     }
 }

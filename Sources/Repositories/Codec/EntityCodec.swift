@@ -13,7 +13,7 @@ import Foundation
 /// ```
 ///
 /// - ``binary`` decodes about five times faster than `JSONDecoder` and encodes about four
-///   times faster than `JSONEncoder` (Docs/Benchmarks.md, figure 13); its format is
+///   times faster than `JSONEncoder` (Docs/Benchmarks.md, figure 11); its format is
 ///   described byte by byte in `BinaryFormat.swift` (Sources/Repositories/Codec).
 /// - `json` writes text anyone can read, with the `JSONEncoder` and `JSONDecoder` you
 ///   configure.
