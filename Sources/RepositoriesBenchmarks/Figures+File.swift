@@ -130,17 +130,23 @@ extension BenchmarkRun {
             let count = try await store.count()
             try await store.close()
             guard count == entities.count else {
-                throw RepositoryError.corrupted("The \(codec) store reopened with \(count) entities", location: url.path)
+                throw RepositoryError.corrupted(
+                    "The \(codec) store reopened with \(count) entities", location: url.path)
             }
             return 1
         }
         let (decoded, binary, json) = try await Measurement.interleaved(
-            repetitions: repetitions, { _ = try floor.decodeAll(as: PeerEntity.self); return 1 },
+            repetitions: repetitions,
+            {
+                _ = try floor.decodeAll(as: PeerEntity.self)
+                return 1
+            },
             { try await reopen(.binary) }, { try await reopen(.json) })
         let label = "\(batchSize / 1_000)k PeerEntity"
         return [
             .cost(
-                4, "FileRepository reopen holding \(label), binary codec", measured: binary, baseline: decoded,
+                4, "FileRepository reopen holding \(label), binary codec", measured: binary,
+                baseline: decoded,
                 baselineName: "JSON-decoding \(label) from one array", target: 0.35),
             .cost(
                 4, "FileRepository reopen holding \(label), JSON codec", measured: json, baseline: decoded,
