@@ -89,7 +89,8 @@ import Testing
             fileURL: url, options: .init(undecodableRecords: .setAside), migrations: migrations)
         for record in try await todos.setAsideRecords() {
             print(record.id ?? "?", record.version, record.error.localizedDescription)
-            try record.data.write(to: exports.appending(path: "todo-\(record.id ?? "unknown").json"))
+            let name = "todo-\(record.id ?? "unknown").\(record.codec == .json ? "json" : "bin")"
+            try record.data.write(to: exports.appending(path: name))
         }
         // A later release, whose migrations read them:
         for record in try await todos.setAsideRecords() {

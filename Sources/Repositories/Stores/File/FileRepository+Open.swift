@@ -247,6 +247,7 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         if let chunks = try? Self.decodeInChunks(
             run, version: version, migrations: migrations, codec: codec, makeDecoder: makeDecoder)
         {
+            index.reserveCapacity(index.count + run.count)
             for entities in chunks {
                 for entity in entities { index.upsert(entity) }
                 if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
