@@ -71,7 +71,7 @@ extension PeerRun {
     }
 
     /// (d) Every entity in one durable batch (ours: `save(contentsOf:)`; GRDB: one write
-    /// transaction of upserts), into a new store.
+    /// transaction of inserts), into a new store.
     func batchSave(_ entities: [PeerEntity]) async throws -> WorkloadResult {
         let measurements = try await Measurement.interleaved(runs: runs, contenders: contenders.count) {
             index in
