@@ -10,7 +10,7 @@ struct ContenderFigure: Codable, Sendable {
 /// One row of the table: a workload and every contender's figure.
 struct WorkloadResult: Codable, Sendable {
     var workload: String
-    /// What one operation is: "a run", "a call", "a save".
+    /// What one operation is: "run", "call", "save"; the times are per operation.
     var operation: String
     var figures: [ContenderFigure]
 

@@ -7,13 +7,13 @@ enum Table {
         let ours = contenders.filter { !$0.isReference }
         let reference = contenders.first { $0.isReference }?.name ?? "GRDB"
         let header =
-            ["\(report.entityCount / 1_000)k entities"] + contenders.map { "\($0.name) (per op)" }
+            ["\(report.entityCount / 1_000)k entities"] + contenders.map(\.name)
             + ours.map { "\($0.name) vs \(reference)" }
         var lines = [row(header), row(header.map { _ in "---" })]
         var met = 0
         var total = 0
         for result in report.workloads {
-            var cells = ["\(result.workload), per \(result.operation.split(separator: " ").last ?? "")"]
+            var cells = ["\(result.workload), per \(result.operation)"]
             cells += result.figures.map { time($0.measurement.nanosecondsPerOperation) }
             for figure in result.figures {
                 guard let speedup = figure.speedupOverGRDB else { continue }

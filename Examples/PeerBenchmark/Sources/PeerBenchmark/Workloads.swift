@@ -36,7 +36,7 @@ extension PeerRun {
             return sample
         }
         return WorkloadResult(
-            workload: "reopen and read everything (open, fetchAll, close)", operation: "a run",
+            workload: "reopen and read everything (open, fetchAll, close)", operation: "run",
             contenders: contenders, measurements: measurements)
     }
 
@@ -62,10 +62,10 @@ extension PeerRun {
         for store in stores { try await store.close() }
         return [
             WorkloadResult(
-                workload: "fetchAll on an open store", operation: "a call", contenders: contenders,
+                workload: "fetchAll on an open store", operation: "call", contenders: contenders,
                 measurements: all),
             WorkloadResult(
-                workload: "fetch(id:) of random IDs", operation: "a fetch", contenders: contenders,
+                workload: "fetch(id:) of random IDs", operation: "fetch", contenders: contenders,
                 measurements: lookups),
         ]
     }
@@ -83,7 +83,7 @@ extension PeerRun {
             return sample
         }
         return WorkloadResult(
-            workload: "one batch save of \(sizeLabel)", operation: "a batch", contenders: contenders,
+            workload: "one batch save of \(sizeLabel)", operation: "batch", contenders: contenders,
             measurements: measurements)
     }
 
@@ -114,7 +114,7 @@ extension PeerRun {
         return WorkloadResult(
             workload: writers == 1
                 ? "durable single saves, 1 writer" : "durable single saves, \(writers) writers",
-            operation: "a save", contenders: contenders, measurements: measurements)
+            operation: "save", contenders: contenders, measurements: measurements)
     }
 
     /// Throws unless `read` holds exactly `expected` (in any order): a contender that read
