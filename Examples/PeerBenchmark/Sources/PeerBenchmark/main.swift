@@ -6,6 +6,13 @@ import Foundation
 //   swift run -c release --package-path Examples/PeerBenchmark PeerBenchmark [--quick]
 //       [--runs N] [--json PATH]
 
+/// Prints `message` and the usage to standard error, and exits with status 2.
+func usageError(_ message: String) -> Never {
+    let usage = "usage: PeerBenchmark [--quick] [--runs N] [--json PATH]"
+    FileHandle.standardError.write(Data("\(message)\n\(usage)\n".utf8))
+    exit(2)
+}
+
 var quick = false
 var runs: Int?
 var jsonPath: String?
@@ -15,22 +22,13 @@ while let argument = arguments.popFirst() {
     case "--quick": quick = true
     case "--runs":
         guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
-            FileHandle.standardError.write(Data("--runs needs a positive number\n".utf8))
-            exit(2)
+            usageError("--runs needs a positive number")
         }
         runs = value
     case "--json":
-        guard let value = arguments.popFirst() else {
-            FileHandle.standardError.write(Data("--json needs a file path\n".utf8))
-            exit(2)
-        }
+        guard let value = arguments.popFirst() else { usageError("--json needs a file path") }
         jsonPath = value
-    default:
-        FileHandle.standardError.write(
-            Data(
-                "unknown argument \(argument); usage: PeerBenchmark [--quick] [--runs N] [--json PATH]\n".utf8
-            ))
-        exit(2)
+    default: usageError("unknown argument \(argument)")
     }
 }
 
