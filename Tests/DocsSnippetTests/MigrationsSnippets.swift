@@ -115,7 +115,9 @@ import Testing
 
         let todos = try await setAside(url: url, exports: directory.url, migrations: Self.migrations())
         #expect(try await todos.fetchAll() == [Todo(id: 7, text: "tea", done: false)])
-        #expect(FileManager.default.fileExists(atPath: directory.file("todo-7.json").path))
+        #expect(
+            FileManager.default.fileExists(atPath: directory.file("todo-7.bin").path),
+            "a binary store exports its bytes as .bin")
         try await todos.close()
     }
 

@@ -139,7 +139,7 @@ struct UndecodableRecord {
     var reason: String
     /// The entity version that wrote it.
     var version: Int
-    /// The ID in its JSON, as text.
+    /// The ID in its `id` field, as text.
     var idText: String
     /// The ID, to drop the record when a later one replaces or deletes its entity.
     var id: AnyHashable

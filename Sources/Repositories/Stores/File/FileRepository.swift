@@ -213,7 +213,7 @@ where Entity.ID: Codable & Sendable {
     /// Appends a save record; returns once it is durable (per ``Options/durability``).
     ///
     /// - Throws: `encodingFailed` (nothing written) when the entity cannot be encoded;
-    ///   `rejected` naming it when its JSON is larger than one record holds (4 GiB).
+    ///   `rejected` naming it when its encoding is larger than one record holds (4 GiB).
     /// - Complexity: O(1) amortized.
     public func save(_ entity: Entity) async throws {
         try Task.checkCancellation()
