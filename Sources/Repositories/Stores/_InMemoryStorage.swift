@@ -113,6 +113,14 @@ struct _InMemoryStorage<Entity: Identifiable> {
         if entities.count > capacity { evictLeastRecent() }
     }
 
+    /// Upserts each of `entities` in order, as ``upsert(_:)`` does one.
+    ///
+    /// - Complexity: O(*n*) amortized.
+    @inlinable
+    mutating func upsert(contentsOf entities: [Entity]) {
+        for entity in entities { upsert(entity) }
+    }
+
     /// - Complexity: O(1) amortized.
     @inlinable
     mutating func remove(_ id: ID) {
