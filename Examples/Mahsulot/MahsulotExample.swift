@@ -20,21 +20,9 @@ import ExampleSupport
 @main enum MahsulotExample {
     static func main() async {
         await ExampleCommand.run(
-            example: "Mahsulot",
+            MahsulotStory.self, example: "Mahsulot",
             dataDirectoryHelp:
                 "keep mahsulotlar.journal and mahsulotlar.outbox in PATH between runs (default: a temporary directory)"
-        ) { options in
-            let workspace = try ExampleWorkspace(options: options, example: "Mahsulot")
-            try await withCleanup {
-                let story = try await MahsulotStory(options: options, workspace: workspace)
-                try await withCleanup {
-                    try await story.tell()
-                } cleanup: {
-                    try await story.close()
-                }
-            } cleanup: {
-                try workspace.close()
-            }
-        }
+        )
     }
 }

@@ -5,7 +5,7 @@ import Repositories
 /// The run, step by step: builds the offline-first stack over the example's remote and two
 /// files in the workspace, drives the view model, and prints what the device, its outbox
 /// and the API hold at each step, checking each claim first.
-@MainActor struct MahsulotStory {
+@MainActor struct MahsulotStory: ExampleStory {
     private let options: ExampleOptions
     /// The simulated API (or `--api URL`), behind its network switch.
     let remote: ExampleRemote<Mahsulot>
@@ -17,17 +17,22 @@ import Repositories
 
     /// Opens the device's files in `workspace` and the stack over the remote `options` ask for.
     ///
-    /// - Parameter automaticSync: ``MahsulotRepository/automaticSync`` by default; `nil` for a
-    ///   test that drives the steps one by one.
+    /// - Parameter automaticSync: ``MahsulotRepository/automaticSync`` as the example runs;
+    ///   `nil` for a test that drives the steps one by one.
     init(
-        options: ExampleOptions, workspace: ExampleWorkspace,
-        automaticSync: AutomaticSync? = MahsulotRepository.automaticSync
+        options: ExampleOptions, workspace: ExampleWorkspace, automaticSync: AutomaticSync?
     ) async throws {
         self.options = options
         remote = ExampleRemote(options: options, resource: "mahsulotlar", seed: Mahsulot.namunalar)
         files = try await DeviceFiles(in: workspace.directory, name: "mahsulotlar")
         products = MahsulotRepository.make(
             remote: remote.repository, files: files, automaticSync: automaticSync)
+    }
+
+    /// The story as `swift run Mahsulot` tells it: the article's automatic sync.
+    init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
+        try await self.init(
+            options: options, workspace: workspace, automaticSync: MahsulotRepository.automaticSync)
     }
 
     /// Stops the automatic sync and closes the device's files.

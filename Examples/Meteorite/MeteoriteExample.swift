@@ -13,20 +13,8 @@ import ExampleSupport
 @main enum MeteoriteExample {
     static func main() async {
         await ExampleCommand.run(
-            example: "Meteorite",
+            MeteoriteStory.self, example: "Meteorite",
             dataDirectoryHelp: "keep meteorites.sqlite in PATH between runs (default: a temporary directory)"
-        ) { options in
-            let workspace = try ExampleWorkspace(options: options, example: "Meteorite")
-            try await withCleanup {
-                let story = try await MeteoriteStory(options: options, workspace: workspace)
-                try await withCleanup {
-                    try await story.tell()
-                } cleanup: {
-                    try await story.close()
-                }
-            } cleanup: {
-                try workspace.close()
-            }
-        }
+        )
     }
 }

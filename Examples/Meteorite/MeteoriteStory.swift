@@ -6,7 +6,7 @@ import RepositoriesSQLite
 /// The run, step by step: generates the data set into the simulated API (not under
 /// `--api`, whose server has its own), imports it into SQLite, then drives the view model
 /// online and offline, printing counts and timings.
-@MainActor struct MeteoriteStory {
+@MainActor struct MeteoriteStory: ExampleStory {
     /// The database's file name inside the workspace.
     static let fileName = "meteorites.sqlite"
 
@@ -25,11 +25,16 @@ import RepositoriesSQLite
     /// How long generating the simulated API's data set took; `nil` under `--api`.
     private let generation: Duration?
 
+    /// The story as `swift run Meteorite` tells it: a NASA-sized generated data set.
+    init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
+        try await self.init(
+            options: options, workspace: workspace, dataSet: { MeteoriteGenerator().generate() })
+    }
+
     /// Opens the database and the stack over the simulated API, filled with `dataSet()`
     /// (NASA-sized by default), or over `--api URL`, which does not call `dataSet`.
     init(
-        options: ExampleOptions, workspace: ExampleWorkspace,
-        dataSet: () -> [Meteorite] = { MeteoriteGenerator().generate() }
+        options: ExampleOptions, workspace: ExampleWorkspace, dataSet: () -> [Meteorite]
     ) async throws {
         self.options = options
         var meteorites: [Meteorite] = []

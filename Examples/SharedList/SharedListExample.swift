@@ -30,22 +30,10 @@ import ExampleSupport
 @main enum SharedListExample {
     static func main() async {
         await ExampleCommand.run(
-            example: "SharedList",
+            SharedListStory.self, example: "SharedList",
             dataDirectoryHelp:
                 "keep phone/ and laptop/ (each with items.journal and items.outbox) in PATH between runs "
                 + "(default: a temporary directory)"
-        ) { options in
-            let workspace = try ExampleWorkspace(options: options, example: "SharedList")
-            try await withCleanup {
-                let story = try await SharedListStory(options: options, workspace: workspace)
-                try await withCleanup {
-                    try await story.tell()
-                } cleanup: {
-                    try await story.close()
-                }
-            } cleanup: {
-                try workspace.close()
-            }
-        }
+        )
     }
 }

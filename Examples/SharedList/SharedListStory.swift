@@ -7,7 +7,7 @@ import Repositories
 /// returns and the phone syncs, then the laptop (whose sync merges), then the phone again.
 /// The story checks that both devices and the API end with the same list, every edit
 /// kept, and both outboxes empty.
-@MainActor struct SharedListStory {
+@MainActor struct SharedListStory: ExampleStory {
     /// What the two devices' edits should make together: Milk bought (laptop) and two
     /// (phone), Bread with the phone's note, Apples at the larger of the two quantities.
     static let merged = [

@@ -43,7 +43,8 @@ import Testing
                 durability: .interval(.seconds(1)),  // .everyWrite (default) | .interval | .never
                 lockWait: .seconds(5),  // wait for another holder instead of failing at once
                 undecodableRecords: .setAside,  // .fail (default) | .setAside
-                compactionThreshold: 1_024))
+                compactionThreshold: 1_024,
+                codec: .binary))  // a new file's codec: .binary (default) | .json
         return cache
     }
 

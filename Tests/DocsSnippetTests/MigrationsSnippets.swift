@@ -89,7 +89,8 @@ import Testing
             fileURL: url, options: .init(undecodableRecords: .setAside), migrations: migrations)
         for record in try await todos.setAsideRecords() {
             print(record.id ?? "?", record.version, record.error.localizedDescription)
-            try record.data.write(to: exports.appending(path: "todo-\(record.id ?? "unknown").json"))
+            let name = "todo-\(record.id ?? "unknown").\(record.codec == .json ? "json" : "bin")"
+            try record.data.write(to: exports.appending(path: name))
         }
         // A later release, whose migrations read them:
         for record in try await todos.setAsideRecords() {
@@ -114,7 +115,9 @@ import Testing
 
         let todos = try await setAside(url: url, exports: directory.url, migrations: Self.migrations())
         #expect(try await todos.fetchAll() == [Todo(id: 7, text: "tea", done: false)])
-        #expect(FileManager.default.fileExists(atPath: directory.file("todo-7.json").path))
+        #expect(
+            FileManager.default.fileExists(atPath: directory.file("todo-7.bin").path),
+            "a binary store exports its bytes as .bin")
         try await todos.close()
     }
 

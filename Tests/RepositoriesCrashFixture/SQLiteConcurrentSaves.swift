@@ -11,25 +11,5 @@ import RepositoriesTestSupport
 func saveConcurrentlyIntoSQLite(at url: URL, firstRevision: Int) async throws {
     let store = try await SQLiteRepository<FixtureEntity>(fileURL: url)
     say("ready")
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for writer in 0..<8 {
-            group.addTask {
-                let ids = (0..<20).map { writer * 100 + $0 }
-                var revision = firstRevision
-                while true {
-                    revision += 1
-                    if revision % 5 == 0 {
-                        try await store.save(
-                            contentsOf: ids.map { FixtureEntity.make($0, revision: revision) })
-                        for id in ids { say("\(id) \(revision)") }
-                    } else {
-                        let id = ids[revision % ids.count]
-                        try await store.save(FixtureEntity.make(id, revision: revision))
-                        say("\(id) \(revision)")
-                    }
-                }
-            }
-        }
-        try await group.waitForAll()
-    }
+    try await replaceForever(in: store, writers: 8, firstRevision: firstRevision)
 }

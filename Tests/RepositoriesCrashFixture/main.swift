@@ -95,27 +95,7 @@ do {
         let store = try await FileRepository<FixtureEntity>(fileURL: url, options: options)
         let start = Int(arguments[3]) ?? 0
         say("ready")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<4 {
-                group.addTask {
-                    var revision = start
-                    while true {
-                        revision += 1
-                        let ids = (0..<20).map { writer * 100 + $0 }
-                        if revision % 5 == 0 {
-                            try await store.save(
-                                contentsOf: ids.map { FixtureEntity.make($0, revision: revision) })
-                            for id in ids { say("\(id) \(revision)") }
-                        } else {
-                            let id = ids[revision % ids.count]
-                            try await store.save(FixtureEntity.make(id, revision: revision))
-                            say("\(id) \(revision)")
-                        }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await replaceForever(in: store, writers: 4, firstRevision: start)
     case "offline-first":
         let device = URL(fileURLWithPath: arguments[2])
         let remote = try await FileRepository<FixtureEntity>(fileURL: URL(fileURLWithPath: arguments[3]))

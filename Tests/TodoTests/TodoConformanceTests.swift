@@ -23,7 +23,6 @@ import Testing
             try await store.close()
             try FileManager.default.removeItem(at: store.fileURL)
         }
-        options.makeUnencodableEntity = { Todo.unencodable(index: $0) }
         self.directory = directory
         suite = RepositoryConformance(
             options: options,
@@ -32,7 +31,14 @@ import Testing
     }
 
     @Test func basics() async throws { expectEveryLaw(of: .basics, in: try await suite.basics()) }
-    @Test func batches() async throws { expectEveryLaw(of: .batches, in: try await suite.batches()) }
+    /// The binary codec the example's journal is written in encodes every `Todo` (a date
+    /// that is not a number too, which JSON refused), so no batch of todos can be made to
+    /// fail encoding: that one law is skipped here. It is proven for `FileRepository` with
+    /// the suite's own refusing entity in `FileRepositoryConformanceTests`.
+    @Test func batches() async throws {
+        expectEveryLaw(
+            of: .batches, in: try await suite.batches(), except: "failedBatchLeavesNothing")
+    }
     @Test func ordering() async throws { expectEveryLaw(of: .ordering, in: try await suite.ordering()) }
     @Test func queries() async throws { expectEveryLaw(of: .queries, in: try await suite.queries()) }
     @Test func concurrency() async throws {
@@ -41,10 +47,15 @@ import Testing
     @Test func randomized() async throws { expectEveryLaw(of: .randomized, in: try await suite.randomized()) }
     @Test func durability() async throws { expectEveryLaw(of: .durability, in: try await suite.durability()) }
 
-    /// Every law of `area` was checked and held: none skipped (the unencodable todo makes a
-    /// batch fail for real; `reopen` turns durability on).
-    private func expectEveryLaw(of area: ConformanceArea, in report: ConformanceReport) {
-        #expect(Set(report.passed) == Set(area.laws), "\(report)")
-        #expect(report.skipped.isEmpty && report.notes.isEmpty, "\(report)")
+    /// Every law of `area` was checked and held: none skipped but `skippable`, if named
+    /// (`reopen` turns durability on).
+    private func expectEveryLaw(
+        of area: ConformanceArea, in report: ConformanceReport, except skippable: String? = nil
+    ) {
+        #expect(
+            Set(report.passed.map { "\($0)" })
+                == Set(area.laws.map { "\($0)" }).subtracting([skippable].compactMap { $0 }), "\(report)")
+        #expect(report.skipped.allSatisfy { "\($0.law)" == skippable } && report.notes.isEmpty, "\(report)")
+        #expect(report.violations.isEmpty, "\(report)")
     }
 }

@@ -37,11 +37,6 @@ extension Todo {
         make(index: index, text: "todo \(index), revision \(revision) ✓", isDone: revision % 2 == 1)
     }
 
-    /// A todo the store cannot encode: a date that is not a number.
-    static func unencodable(index: Int) -> Todo {
-        Todo(id: uuid(index), title: "never stored", date: Date(timeIntervalSinceReferenceDate: .nan))
-    }
-
     private static func uuid(_ index: Int) -> UUID {
         let hex = String(index, radix: 16)
         return UUID(

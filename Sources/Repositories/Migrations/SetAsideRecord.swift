@@ -10,7 +10,8 @@ import Foundation
 /// ```swift
 /// for record in try await todos.setAsideRecords() {
 ///     print(record.id ?? "?", record.version, record.error.localizedDescription)
-///     try record.data.write(to: exports.appending(path: "todo-\(record.id ?? "unknown").json"))
+///     let name = "todo-\(record.id ?? "unknown").\(record.codec == .json ? "json" : "bin")"
+///     try record.data.write(to: exports.appending(path: name))
 /// }
 /// // After an update whose migrations read them:
 /// for record in try await todos.setAsideRecords() {

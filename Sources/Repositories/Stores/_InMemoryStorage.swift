@@ -87,6 +87,15 @@ struct _InMemoryStorage<Entity: Identifiable> {
 
     // MARK: Writing
 
+    /// Makes room for `count` entities in all, so that inserting that many does not grow
+    /// the tables one doubling at a time (an open replaying a journal knows how many come).
+    @inlinable
+    mutating func reserveCapacity(_ count: Int) {
+        entities.reserveCapacity(count)
+        slots.reserveCapacity(count)
+        order.reserveCapacity(count)
+    }
+
     /// - Complexity: O(1) amortized.
     @inlinable
     mutating func upsert(_ entity: Entity) {
@@ -102,6 +111,14 @@ struct _InMemoryStorage<Entity: Identifiable> {
         recency.append(Link(newer: Self.none, older: Self.none))
         pushMostRecent(slot)
         if entities.count > capacity { evictLeastRecent() }
+    }
+
+    /// Upserts each of `entities` in order, as ``upsert(_:)`` does one.
+    ///
+    /// - Complexity: O(*n*) amortized.
+    @inlinable
+    mutating func upsert(contentsOf entities: [Entity]) {
+        for entity in entities { upsert(entity) }
     }
 
     /// - Complexity: O(1) amortized.

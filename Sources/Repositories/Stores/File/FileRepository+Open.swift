@@ -28,9 +28,10 @@ extension FileRepository {
     ///
     /// Nothing is written to the store file here but the cut of a torn final record: an
     /// upgrade is made durable afterwards by a rewrite (``compact()``), all at once.
-    static func openJournal(at path: String, options: Options, migrations: Migrations<Entity>) throws
-        -> OpenedJournal<Entity>
-    {
+    static func openJournal(
+        at path: String, options: Options, migrations: Migrations<Entity>,
+        insertAll: @escaping @Sendable (inout _InMemoryStorage<Entity>, [Entity]) -> Void
+    ) throws -> OpenedJournal<Entity> {
         if JournalFile.isDirectory(path) {
             throw RepositoryError.rejected(
                 "\(path) is a directory, not a store file",
@@ -66,7 +67,7 @@ extension FileRepository {
 
         var replay = Replay<Entity>(
             path: path, codec: codec, makeDecoder: options.makeDecoder, policy: options.undecodableRecords,
-            migrations: migrations)
+            migrations: migrations, insertAll: insertAll)
         try replay.apply(scan.records)
         if !replay.undecodable.isEmpty {
             try appendSetAside(replay.undecodable, codec: codec.identifier, besides: path)
@@ -139,7 +140,7 @@ struct UndecodableRecord {
     var reason: String
     /// The entity version that wrote it.
     var version: Int
-    /// The ID in its JSON, as text.
+    /// The ID in its `id` field, as text.
     var idText: String
     /// The ID, to drop the record when a later one replaces or deletes its entity.
     var id: AnyHashable
@@ -156,6 +157,9 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     let decoder: JSONDecoder
     let policy: FileRepository<Entity>.UndecodableRecords
     let migrations: Migrations<Entity>
+    /// Inserts decoded entities into `index`, in order: specialized for `Entity` by the
+    /// app's module (see ``FileRepository/init(fileURL:options:migrations:)``).
+    let insertAll: @Sendable (inout _InMemoryStorage<Entity>, [Entity]) -> Void
     var index = _InMemoryStorage<Entity>(capacity: nil)
     var totalRecords = 0
     var undecodable: [UndecodableRecord] = []
@@ -164,8 +168,10 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
 
     init(
         path: String, codec: EntityCodec, makeDecoder: @escaping @Sendable () -> JSONDecoder,
-        policy: FileRepository<Entity>.UndecodableRecords, migrations: Migrations<Entity>
+        policy: FileRepository<Entity>.UndecodableRecords, migrations: Migrations<Entity>,
+        insertAll: @escaping @Sendable (inout _InMemoryStorage<Entity>, [Entity]) -> Void
     ) {
+        self.insertAll = insertAll
         self.path = path
         self.codec = codec
         self.makeDecoder = makeDecoder
@@ -247,8 +253,9 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         if let chunks = try? Self.decodeInChunks(
             run, version: version, migrations: migrations, codec: codec, makeDecoder: makeDecoder)
         {
+            index.reserveCapacity(index.count + run.count)
             for entities in chunks {
-                for entity in entities { index.upsert(entity) }
+                insertAll(&index, entities)
                 if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
             }
             return

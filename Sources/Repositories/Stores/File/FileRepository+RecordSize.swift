@@ -5,7 +5,7 @@ extension FileRepository {
         recordLimit - JournalFormat.batchCountSize - JournalFormat.batchEntrySize
     }
 
-    /// Throws `rejected` naming the entity when its JSON (`byteCount` bytes) is larger than
+    /// Throws `rejected` naming the entity when its encoding (`byteCount` bytes) is larger than
     /// one record of the file holds, before anything is written.
     static func checkEntitySize(
         _ byteCount: Int, id: @autoclosure () -> String, recordLimit: UInt64, path: String

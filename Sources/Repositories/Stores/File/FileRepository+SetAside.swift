@@ -15,7 +15,8 @@ extension FileRepository {
     ///
     /// ```swift
     /// for record in try await todos.setAsideRecords() {
-    ///     try record.data.write(to: exports.appending(path: "todo-\(record.id ?? "unknown").json"))
+    ///     let name = "todo-\(record.id ?? "unknown").\(record.codec == .json ? "json" : "bin")"
+    ///     try record.data.write(to: exports.appending(path: name))
     /// }
     /// ```
     ///

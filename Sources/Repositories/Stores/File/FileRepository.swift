@@ -131,9 +131,25 @@ where Entity.ID: Codable & Sendable {
     ///   naming the record and its version when one no longer decodes, even through the
     ///   migrations (the file is left as it was), unless ``UndecodableRecords/setAside``
     ///   was chosen; `rejected` for a directory or a path that cannot be created.
-    public init(fileURL: URL, options: Options = Options(), migrations: Migrations<Entity> = Migrations())
-        async throws
-    {
+    @inlinable
+    public convenience init(
+        fileURL: URL, options: Options = Options(), migrations: Migrations<Entity> = Migrations()
+    ) async throws {
+        // This closure is compiled in the app's module, specialized for its entity: building
+        // the index of a large store through the library's unspecialized generic code cost
+        // as much as decoding it.
+        try await self.init(
+            fileURL: fileURL, options: options, migrations: migrations,
+            insertAll: { index, entities in index.upsert(contentsOf: entities) })
+    }
+
+    /// Opens the store; `insertAll` puts decoded entities into the index, in order (see the
+    /// public initializer, which passes one specialized for `Entity`).
+    @usableFromInline
+    init(
+        fileURL: URL, options: Options, migrations: Migrations<Entity>,
+        insertAll: @escaping @Sendable (inout _InMemoryStorage<Entity>, [Entity]) -> Void
+    ) async throws {
         let path = fileURL.path
         let queue = DispatchQueue(label: "Repositories.FileRepository \(fileURL.lastPathComponent)")
         let deadline = options.lockWait.map { ContinuousClock.now.advanced(by: $0) }
@@ -141,7 +157,8 @@ where Entity.ID: Codable & Sendable {
         while true {
             do {
                 opened = try await Self.onQueue(queue) {
-                    try Self.openJournal(at: path, options: options, migrations: migrations)
+                    try Self.openJournal(
+                        at: path, options: options, migrations: migrations, insertAll: insertAll)
                 }
                 break
             } catch let error as RepositoryError where error.code == .locked {
@@ -213,7 +230,7 @@ where Entity.ID: Codable & Sendable {
     /// Appends a save record; returns once it is durable (per ``Options/durability``).
     ///
     /// - Throws: `encodingFailed` (nothing written) when the entity cannot be encoded;
-    ///   `rejected` naming it when its JSON is larger than one record holds (4 GiB).
+    ///   `rejected` naming it when its encoding is larger than one record holds (4 GiB).
     /// - Complexity: O(1) amortized.
     public func save(_ entity: Entity) async throws {
         try Task.checkCancellation()
