@@ -302,7 +302,7 @@ import enum RepositoriesTestSupport.FileDamage
     static func offset(of text: String, in bytes: [UInt8]) throws -> Int {
         // A JSON string ends with its quote; a binary one with whatever follows, so a match
         // followed by a digit ("note 8" in "note 80") is not the text.
-        let needle = Array(text.hasSuffix("\"") ? text.dropLast().utf8 : text.utf8)
+        let needle = Array((text.hasSuffix("\"") ? String(text.dropLast()) : text).utf8)
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
         let starts = 0..<max(0, bytes.count - needle.count)
         guard
