@@ -108,13 +108,25 @@ extension BenchmarkRun {
 
     /// Reading every entity back, on an open store and on reopening it, against the floor of
     /// JSON-decoding the same entities from one array (issue 15: GRDB reads 100k back in about
-    /// 0.3× of it on this machine).
+    /// 0.3× of it on this machine): in the default codec (binary), and in a JSON table.
     private func readBackFigures() async throws -> [Figure] {
         let size = batchSize
         let entities = (0..<size).map { PeerEntity.make($0) }
         let floor = try JSONDecodeFloor(entities)
-        let url = file("read-back.sqlite")
-        let store = try await SQLiteRepository<PeerEntity>(fileURL: url)
+        var figures: [Figure] = []
+        for codec in [EntityCodec.Identifier.binary, .json] {
+            figures += try await readBackFigures(entities, codec: codec, floor: floor)
+        }
+        return figures
+    }
+
+    /// The two read-back figures for a table of `codec`.
+    private func readBackFigures(
+        _ entities: [PeerEntity], codec: EntityCodec.Identifier, floor: JSONDecodeFloor
+    ) async throws -> [Figure] {
+        let url = file("read-back-\(codec).sqlite")
+        let options = SQLiteOptions(codec: codec)
+        let store = try await SQLiteRepository<PeerEntity>(fileURL: url, options: options)
         try await store.save(contentsOf: entities)
         let (fetchAll, fetchAllFloor) = try await Measurement.interleaved(repetitions: repetitions) {
             try await store.fetchAll().count
@@ -123,23 +135,25 @@ extension BenchmarkRun {
         }
         try await store.close()
         let (reopen, reopenFloor) = try await Measurement.interleaved(repetitions: repetitions) {
-            let reopened = try await SQLiteRepository<PeerEntity>(fileURL: url)
+            let reopened = try await SQLiteRepository<PeerEntity>(fileURL: url, options: options)
             let count = try await reopened.fetchAll().count
             try await reopened.close()
             return count
         } _: {
             try floor.decodeAll(as: PeerEntity.self)
         }
-        let label = "\(size / 1_000)k"
+        let label = "\(entities.count / 1_000)k"
         let floorName = "JSON-decoding \(label) PeerEntity from one array"
+        let table = codec == .binary ? "" : ", JSON table"
         return [
             .cost(
-                5, "SQLiteRepository fetchAll of \(label) PeerEntity", measured: fetchAll,
+                5, "SQLiteRepository fetchAll of \(label) PeerEntity\(table)", measured: fetchAll,
                 baseline: fetchAllFloor, baselineName: floorName, target: 0.35,
-                note: "per entity; JSON decoding is most of it"),
+                note: "per entity; \(codec) codec (the table's, recorded in the database)"),
             .cost(
-                5, "SQLiteRepository reopen and fetchAll of \(label) PeerEntity", measured: reopen,
-                baseline: reopenFloor, baselineName: floorName, target: 0.35, note: "per entity"),
+                5, "SQLiteRepository reopen and fetchAll of \(label) PeerEntity\(table)", measured: reopen,
+                baseline: reopenFloor, baselineName: floorName, target: 0.35,
+                note: "per entity; \(codec) codec"),
         ]
     }
 }

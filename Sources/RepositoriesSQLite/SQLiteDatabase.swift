@@ -18,7 +18,10 @@ import Repositories
 actor SQLiteDatabase {
     /// The file path or `:memory:`, and the table, for error messages.
     nonisolated let location: String
+    /// The table, its `body` column as the database declares it.
     nonisolated let table: SQLiteTable
+    /// The codec of the table's bodies: the one recorded when the table was created.
+    nonisolated let codec: EntityCodec
     /// How many IDs one `IN (…)` list holds at most: a power of two within SQLite's limit.
     nonisolated let maximumChunk: Int
     private let executor: SQLiteExecutor
@@ -34,9 +37,10 @@ actor SQLiteDatabase {
 
     private init(
         connection: sending SQLiteConnection, readers: SQLiteReaderPool?, executor: SQLiteExecutor,
-        table: SQLiteTable, location: String, upgradedRowCount: Int = 0
+        table: SQLiteTable, codec: EntityCodec, location: String, upgradedRowCount: Int = 0
     ) {
         self.upgradedRowCount = upgradedRowCount
+        self.codec = codec
         self.maximumChunk = Self.largestPowerOfTwo(atMost: min(connection.variableLimit, 512))
         self.connection = connection
         self.readers = readers
@@ -53,7 +57,8 @@ actor SQLiteDatabase {
 
     // MARK: Opening
 
-    /// Opens the database file at `path` on a new executor's queue, and prepares `table`.
+    /// Opens the database file at `path` on a new executor's queue, and prepares `table`: an
+    /// existing table keeps the codec recorded for it, a new one takes ``SQLiteOptions/codec``.
     ///
     /// - Parameter canonicalizesKeys: whether the table's text keys may be in a spelling
     ///   other than the canonical one (see ``SQLiteKey``), as an earlier version wrote them,
@@ -67,34 +72,37 @@ actor SQLiteDatabase {
     ) async throws -> SQLiteDatabase {
         let location = "\(path), table \(table.name)"
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
-        let (opened, upgraded) = try await executor.run {
+        let (opened, codec, upgraded) = try await executor.run {
             try mapping(location) {
                 let opened = try openFile(
                     path: path, table: table, options: options, currentVersion: upgrade.currentVersion,
                     location: location)
-                if canonicalizesKeys { try table.canonicalizeKeys(on: opened.writer, location: location) }
+                let table = opened.writer.table
+                let codec = try options.entityCodec(for: opened.writer.codec, location: location)
+                let connection = opened.writer.connection
+                if canonicalizesKeys { try table.canonicalizeKeys(on: connection, location: location) }
                 let upgraded = try table.upgradeRows(
-                    to: upgrade.currentVersion, on: opened.writer, location: location,
-                    reencode: upgrade.reencode)
-                return (opened, upgraded)
+                    to: upgrade.currentVersion, on: connection, location: location
+                ) { body, version in try upgrade.reencode(body, version, codec) }
+                return (opened, codec, upgraded)
             }
         }
         let readers = opened.readers
         return SQLiteDatabase(
-            connection: opened.writer, readers: readers, executor: executor, table: table, location: location,
-            upgradedRowCount: upgraded)
+            connection: opened.writer.connection, readers: readers, executor: executor,
+            table: opened.writer.table, codec: codec, location: location, upgradedRowCount: upgraded)
     }
 
     /// The entity version a repository writes, and how it re-encodes a row's body written by
     /// an older one.
     struct Upgrade: Sendable {
         var currentVersion: Int
-        /// Decodes a body written by the given version through the migrations, and encodes
-        /// the entity again.
-        var reencode: @Sendable (Data, Int) throws -> Data
+        /// Decodes a body written by the given version through the migrations with the
+        /// table's codec, and encodes the entity again with it.
+        var reencode: @Sendable (Data, Int, EntityCodec) throws -> Data
 
         /// Version 1, what `Migrations()` is: no row is ever older.
-        static let versionOne = Upgrade(currentVersion: 1) { body, _ in body }
+        static let versionOne = Upgrade(currentVersion: 1) { body, _, _ in body }
     }
 
     /// Opens a private in-memory database on the caller's thread (nothing blocks), and
@@ -102,18 +110,29 @@ actor SQLiteDatabase {
     static func openInMemory(table: SQLiteTable, options: SQLiteOptions) throws -> SQLiteDatabase {
         let path = SQLiteConnection.inMemoryPath
         let location = "\(path), table \(table.name)"
-        let connection = try mapping(location) {
-            try openWriter(path: path, table: table, options: options, location: location)
+        let (writer, codec) = try mapping(location) {
+            let writer = try openWriter(path: path, table: table, options: options, location: location)
+            return (writer, try options.entityCodec(for: writer.codec, location: location))
         }
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
         return SQLiteDatabase(
-            connection: connection, readers: nil, executor: executor, table: table, location: location)
+            connection: writer.connection, readers: nil, executor: executor, table: writer.table,
+            codec: codec,
+            location: location)
     }
 
     /// The writer and the readers of a database file.
     private struct OpenedFile {
-        var writer: SQLiteConnection
+        var writer: Writer
         var readers: SQLiteReaderPool
+    }
+
+    /// The writing connection, and what it found of the table: how its `body` column is
+    /// declared, and its codec.
+    private struct Writer {
+        var connection: SQLiteConnection
+        var table: SQLiteTable
+        var codec: EntityCodec.Identifier
     }
 
     /// Probes an existing file on a read-only connection, then opens the writer.
@@ -137,8 +156,9 @@ actor SQLiteDatabase {
     ///
     /// - Throws: `corrupted` when the header, the schema or the file's length is damaged,
     ///   or, when opening is about to write, when SQLite's `quick_check` or a row's checksum
-    ///   finds damage; `rejected` for a table of another shape; `writtenByNewerVersion` when
-    ///   the table's rows were written by a version newer than `currentVersion`.
+    ///   finds damage; `rejected` for a table of another shape or of a codec this release does
+    ///   not know; `writtenByNewerVersion` when the table's rows were written by a version
+    ///   newer than `currentVersion`.
     private static func probe(
         path: String, table: SQLiteTable, options: SQLiteOptions, currentVersion: Int, location: String
     ) throws -> SQLiteConnection? {
@@ -171,7 +191,8 @@ actor SQLiteDatabase {
         let presence = try table.presence(on: connection, location: location)
         // Before the writer opens (switching a file to WAL is a write): newer data is refused
         // with the file untouched.
-        if presence == .present {
+        if case .present(let body) = presence {
+            _ = try table.checkedCodec(declaring: body, on: connection, location: location)
             try table.refuseNewerVersion(than: currentVersion, on: connection, location: location)
         }
         let journalMode = try connection.text("PRAGMA journal_mode")?.lowercased()
@@ -182,16 +203,17 @@ actor SQLiteDatabase {
             throw RepositoryError.corrupted(
                 "SQLite's check of the file found damage: \(verdict)", location: location)
         }
-        if presence == .present {
+        if presence != .missing {
             _ = try table.scan(on: connection).verifiedRows(location: location)
         }
     }
 
     /// Opens the connection that writes and readies it: WAL for a file, the durability
-    /// options, the table.
+    /// options, the table (created with its codec record when missing, see
+    /// ``SQLiteTable/create(with:on:location:)``).
     private static func openWriter(
         path: String, table: SQLiteTable, options: SQLiteOptions, location: String
-    ) throws -> SQLiteConnection {
+    ) throws -> Writer {
         let connection = try SQLiteConnection(path: path)
         try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try connection.installRowChecksumFunction()
@@ -211,14 +233,16 @@ actor SQLiteDatabase {
             try connection.execute("PRAGMA fullfsync=ON")
         }
         if try table.presence(on: connection, location: location) == .missing {
-            try connection.execute(table.createTable)
-            guard try table.presence(on: connection, location: location) == .present else {
-                throw RepositoryError.rejected(
-                    "The table \(table.name) could not be created",
-                    recovery: "Pass another SQLiteOptions.tableName")
-            }
+            try SQLiteOptions.refuseUnknown(options.codec, location: location)
+            try table.create(with: options.codec, on: connection, location: location)
         }
-        return connection
+        guard case .present(let body) = try table.presence(on: connection, location: location) else {
+            throw RepositoryError.rejected(
+                "The table \(table.name) could not be created",
+                recovery: "Pass another SQLiteOptions.tableName")
+        }
+        let codec = try table.checkedCodec(declaring: body, on: connection, location: location)
+        return Writer(connection: connection, table: try table.storing(body), codec: codec)
     }
 
     // MARK: Reading

@@ -1,7 +1,8 @@
 import Foundation
+import Repositories
 
 /// How a ``SQLiteRepository`` stores its entities: the table, the durability of a commit,
-/// how long to wait for another connection, and the JSON coders.
+/// how long to wait for another connection, the codec of a new table, and the JSON coders.
 ///
 /// ```swift
 /// let notes = try await SQLiteRepository<Note>(
@@ -45,12 +46,21 @@ public struct SQLiteOptions: Sendable {
     /// Rounded down to whole milliseconds.
     public var busyTimeout: Duration
 
-    /// Makes the encoder that turns an entity into the JSON stored in its row. Called once,
-    /// when the repository opens.
+    /// The codec a new table's entities are written with: ``EntityCodec/Identifier/binary``
+    /// unless you say otherwise, or ``EntityCodec/Identifier/json`` for rows people and other
+    /// programs read.
+    ///
+    /// A table keeps the codec it was created with, which the database records: opening an
+    /// existing table uses that codec whatever this says, so a JSON table written by an
+    /// earlier release stays JSON and opens unchanged.
+    public var codec: EntityCodec.Identifier
+
+    /// Makes the encoder that turns an entity into the JSON stored in a JSON table's row.
+    /// Called once, when the repository opens.
     public var makeEncoder: @Sendable () -> JSONEncoder
 
-    /// Makes the decoder that reads an entity back from its row's JSON. Called once, when the
-    /// repository opens.
+    /// Makes the decoder that reads an entity back from a JSON table's row. Called once, when
+    /// the repository opens.
     public var makeDecoder: @Sendable () -> JSONDecoder
 
     /// Creates options; every argument has the default described on its property.
@@ -58,14 +68,41 @@ public struct SQLiteOptions: Sendable {
         tableName: String? = nil,
         synchronous: Synchronous = .full,
         busyTimeout: Duration = .seconds(5),
+        codec: EntityCodec.Identifier = .binary,
         makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
         makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
     ) {
         self.tableName = tableName
         self.synchronous = synchronous
         self.busyTimeout = busyTimeout
+        self.codec = codec
         self.makeEncoder = makeEncoder
         self.makeDecoder = makeDecoder
+    }
+
+    /// The codec that reads and writes a table whose codec is `identifier`; for JSON, with
+    /// one encoder and one decoder made here.
+    ///
+    /// - Throws: as ``refuseUnknown(_:location:)``.
+    func entityCodec(for identifier: EntityCodec.Identifier, location: String) throws -> EntityCodec {
+        try Self.refuseUnknown(identifier, location: location)
+        guard identifier == .json else { return .binary }
+        // One coder of each for the repository's life, as before codecs: they are made once.
+        let encoder = makeEncoder()
+        let decoder = makeDecoder()
+        return .json(makeEncoder: { encoder }, makeDecoder: { decoder })
+    }
+
+    /// Throws `rejected` naming the table when this version of the package does not know the
+    /// codec `identifier` (a newer release created the table).
+    static func refuseUnknown(_ identifier: EntityCodec.Identifier, location: String) throws {
+        guard identifier != .json, identifier != .binary else { return }
+        throw RepositoryError(
+            .rejected,
+            reason:
+                "\(location) holds entities in codec \(identifier), which this version of Repositories cannot read",
+            recovery: "Open it with a newer version of the package; the database was left untouched",
+            location: location)
     }
 
     /// The busy timeout in whole milliseconds, clamped to what SQLite accepts.

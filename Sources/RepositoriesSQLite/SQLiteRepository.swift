@@ -1,8 +1,8 @@
 import Foundation
 import Repositories
 
-/// A durable repository in an SQLite database: one row per entity, the entity as JSON, in
-/// the system's SQLite.
+/// A durable repository in an SQLite database: one row per entity, the entity encoded by the
+/// table's ``codec`` (binary by default, or JSON), in the system's SQLite.
 ///
 /// ```swift
 /// let notes = try await SQLiteRepository<Note>(fileURL: documents.appending(path: "notes.sqlite"))
@@ -18,9 +18,17 @@ import Repositories
 /// keeps insertion order (an upsert keeps it, so a replaced entity keeps its place; a deleted
 /// then re-saved entity gets a new, larger one); `id`, the entity's ID as an INTEGER (integer
 /// IDs) or TEXT (strings, UUIDs as `uuidString`, any other ID as its JSON); `body`, the
-/// entity as JSON text from ``SQLiteOptions/makeEncoder``; and `crc`, a CRC-32 of the other
-/// three, written with every insert and upsert. Several repositories may share one file,
-/// each with its own table.
+/// entity encoded by the table's ``codec``; and `crc`, a CRC-32 of the other three, written
+/// with every insert and upsert. Several repositories may share one file, each with its own
+/// table.
+///
+/// A new table takes ``SQLiteOptions/codec`` (`binary` unless you say otherwise) and keeps it
+/// for life: the file's `repositories_entity_codecs` table records it, and a binary table
+/// declares `body` a BLOB, which releases before codecs refuse to open (`rejected`, nothing
+/// written) rather than misread. A JSON table stores `body` as TEXT from
+/// ``SQLiteOptions/makeEncoder``; a table without a record, as every earlier release wrote,
+/// is JSON and opens without a byte written. A codec this release does not know is refused
+/// with `rejected`, the file untouched.
 ///
 /// ## Equal IDs
 ///
@@ -148,6 +156,7 @@ import Repositories
 /// - ``init(fileURL:options:migrations:)``
 /// - ``migrations``
 /// - ``upgradedRowCount``
+/// - ``codec``
 /// - ``inMemory(options:)``
 /// - ``close()``
 public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
@@ -167,10 +176,12 @@ where Entity.ID: Codable & Sendable {
     /// How many rows opening brought up from an older version of the entity: 0 when the table
     /// was already at `Migrations.currentVersion`, as it is on every open after the first.
     public var upgradedRowCount: Int { database.upgradedRowCount }
+    /// The codec the table's entities are encoded with, recorded in the database: the one
+    /// ``SQLiteOptions/codec`` named when the table was created (JSON for tables written
+    /// before codecs existed).
+    public var codec: EntityCodec { database.codec }
 
     let database: SQLiteDatabase
-    private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
 
     /// Opens the database at `fileURL`, creating the file and the table when they do not exist.
     ///
@@ -184,7 +195,8 @@ where Entity.ID: Codable & Sendable {
     ///   row's checksum finds damage; the database file is left byte-for-byte as it was;
     ///   `rejected` when `fileURL` is not a file URL, names a directory, when the table
     ///   name is not allowed, or when a table of that name exists with other columns
-    ///   (including one an earlier version made, without the `crc` column);
+    ///   (including one an earlier version made, without the `crc` column), or when the
+    ///   table's recorded codec is one this release does not know (the file untouched);
     ///   `unavailable` when the file cannot be opened (a missing directory, no permission);
     ///   `locked` when another connection holds the database past the busy timeout;
     ///   `conflict` naming the IDs, with nothing changed, when an earlier version stored one
@@ -205,8 +217,8 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Parameters:
     ///   - fileURL: the database file; created with the table when it does not exist.
-    ///   - options: the table name, durability, coders (old shapes are decoded with
-    ///     ``SQLiteOptions/makeDecoder``).
+    ///   - options: the table name, durability, the codec of a new table, the JSON coders
+    ///     (old shapes are decoded with the table's codec).
     ///   - migrations: the entity's version and the upgrades from each older one.
     /// - Throws: what ``init(fileURL:options:)`` throws, and `RepositoryError`
     ///   `writtenByNewerVersion` when the table was written by a newer version of the entity
@@ -218,10 +230,9 @@ where Entity.ID: Codable & Sendable {
     ) async throws {
         let path = try Self.databasePath(of: fileURL)
         let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
-        let decoder = options.makeDecoder()
-        let encoder = options.makeEncoder()
-        let upgrade = SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) { body, version in
-            try encoder.encode(migrations.decode(body, writtenBy: version, using: decoder))
+        let upgrade = SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) {
+            body, version, codec in
+            Data(try codec.encode(migrations.decode(body, writtenBy: version, using: codec)))
         }
         let database = try await SQLiteDatabase.open(
             path: path, table: table, options: options,
@@ -248,8 +259,6 @@ where Entity.ID: Codable & Sendable {
         self.migrations = migrations
         self.fileURL = fileURL
         self.options = options
-        self.encoder = options.makeEncoder()
-        self.decoder = options.makeDecoder()
     }
 
     /// Closes the connections, checkpointing the write-ahead log into the database file and
@@ -354,15 +363,16 @@ where Entity.ID: Codable & Sendable {
 
     func encode(_ entity: Entity) throws -> SQLiteRow {
         do {
-            return SQLiteRow(key: try SQLiteKey(entity.id), body: try encoder.encode(entity))
+            return SQLiteRow(key: try SQLiteKey(entity.id), body: Data(try database.codec.encode(entity)))
         } catch {
             throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
         }
     }
 
+    /// The entity in `row`'s body, decoded by the table's codec: every read decodes here.
     func decode(_ row: SQLiteRow) throws -> Entity {
         do {
-            return try decoder.decode(Entity.self, from: row.body)
+            return try database.codec.decode(Entity.self, from: row.body)
         } catch {
             throw RepositoryError.decodingFailed(
                 record: row.key.description, location: database.location, underlying: error)

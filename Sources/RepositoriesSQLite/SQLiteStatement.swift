@@ -52,6 +52,25 @@ final class SQLiteStatement {
         try check(result)
     }
 
+    /// Binds a row's body as the table's `body` column stores it: TEXT for JSON, a BLOB for
+    /// any other codec. SQLite copies the bytes before returning.
+    func bind(body bytes: Data, as column: SQLiteTable.BodyColumn, at index: Int32) throws {
+        guard column == .blob else { return try bindText(bytes, at: index) }
+        guard let length = Int32(exactly: bytes.count) else {
+            throw SQLiteError(
+                extendedCode: SQLiteError.tooBig, message: "a value of \(bytes.count) bytes is too large",
+                sql: sql)
+        }
+        let result = bytes.withUnsafeBytes { buffer -> Int32 in
+            // A null pointer would bind NULL, not an empty blob.
+            guard let base = buffer.baseAddress, length > 0 else {
+                return csqlite_bind_blob_transient(handle, index, "", 0)
+            }
+            return csqlite_bind_blob_transient(handle, index, base, length)
+        }
+        try check(result)
+    }
+
     private func bindText(_ buffer: UnsafeBufferPointer<UInt8>, length: Int32, at index: Int32) -> Int32 {
         // An empty buffer may have no address, and a null pointer would bind NULL, not "".
         guard let base = buffer.baseAddress, length > 0 else {

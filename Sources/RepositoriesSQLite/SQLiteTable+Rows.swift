@@ -76,7 +76,7 @@ extension SQLiteTable {
         do {
             try connection.withStatement(upsert) { statement in
                 try statement.bind(row.key, at: 1)
-                try statement.bindText(row.body, at: 2)
+                try statement.bind(body: row.body, as: bodyColumn, at: 2)
                 _ = try statement.step()
             }
         } catch let error as SQLiteError where error.code == SQLiteError.mismatch {
@@ -103,7 +103,7 @@ extension SQLiteTable {
         if let seq = existing {
             try connection.withStatement(update) { statement in
                 try statement.bind(integer: seq, at: 1)
-                try statement.bindText(row.body, at: 2)
+                try statement.bind(body: row.body, as: bodyColumn, at: 2)
                 try statement.bind(
                     integer: Int64(SQLiteRow.checksum(seq: seq, key: row.key, body: row.body)), at: 3)
                 _ = try statement.step()
@@ -114,7 +114,7 @@ extension SQLiteTable {
         try connection.withStatement(insert) { statement in
             try statement.bind(integer: seq, at: 1)
             try statement.bind(row.key, at: 2)
-            try statement.bindText(row.body, at: 3)
+            try statement.bind(body: row.body, as: bodyColumn, at: 3)
             try statement.bind(
                 integer: Int64(SQLiteRow.checksum(seq: seq, key: row.key, body: row.body)), at: 4)
             _ = try statement.step()

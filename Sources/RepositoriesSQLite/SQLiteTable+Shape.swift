@@ -1,20 +1,23 @@
 import Repositories
 
 extension SQLiteTable {
-    /// Whether the table exists, once it is known not to be of another shape.
-    enum Presence {
+    /// Whether the table exists, once it is known not to be of another shape, and how its
+    /// `body` column is declared.
+    enum Presence: Equatable {
         case missing
-        case present
+        case present(BodyColumn)
     }
 
     /// The columns this repository writes, as `pragma_table_info` lists them: name, declared
     /// type, `NOT NULL`, position in the primary key.
-    private static let expectedColumns: [Column] = [
-        Column(name: "seq", type: "INTEGER", notNull: false, primaryKey: 1),
-        Column(name: "id", type: "", notNull: true, primaryKey: 0),
-        Column(name: "body", type: "TEXT", notNull: true, primaryKey: 0),
-        Column(name: "crc", type: "INTEGER", notNull: true, primaryKey: 0),
-    ]
+    private static func expectedColumns(_ body: BodyColumn) -> [Column] {
+        [
+            Column(name: "seq", type: "INTEGER", notNull: false, primaryKey: 1),
+            Column(name: "id", type: "", notNull: true, primaryKey: 0),
+            Column(name: "body", type: body.rawValue, notNull: true, primaryKey: 0),
+            Column(name: "crc", type: "INTEGER", notNull: true, primaryKey: 0),
+        ]
+    }
 
     private struct Column: Equatable {
         var name: String
@@ -25,8 +28,9 @@ extension SQLiteTable {
 
     /// Reads the table's shape from SQLite's parsed schema, without writing anything.
     ///
-    /// - Returns: ``Presence/missing`` when no table of this name exists, ``Presence/present``
-    ///   when it has exactly the columns and the unique `id` index this repository writes.
+    /// - Returns: ``Presence/missing`` when no table of this name exists,
+    ///   ``Presence/present(_:)`` when it has exactly the columns (with a `body` of either
+    ///   declared type) and the unique `id` index this repository writes.
     /// - Throws: `RepositoryError` `corrupted` when the table's stored definition differs
     ///   from this repository's in a byte or two, as a flipped byte would leave it;
     ///   `rejected` when the table was made by an earlier version of the repository (no
@@ -46,11 +50,15 @@ extension SQLiteTable {
             return columns
         }
         if columns.isEmpty { return .missing }
-        if columns == Self.expectedColumns, try hasUniqueIDIndex(on: connection) { return .present }
+        for body in [BodyColumn.text, .blob] where columns == Self.expectedColumns(body) {
+            if try hasUniqueIDIndex(on: connection) { return .present(body) }
+        }
 
         let names = columns.map(\.name)
         if let stored = try storedDefinition(on: connection),
-            let differing = Self.differingBytes(stored, storedDefinition), differing <= 2
+            let differing = [BodyColumn.text, .blob].compactMap({
+                Self.differingBytes(stored, storedDefinition($0))
+            }).min(), differing <= 2
         {
             throw RepositoryError.corrupted(
                 "The definition of the table \(name) is damaged: it differs from the one this repository wrote in \(differing) byte\(differing == 1 ? "" : "s")",

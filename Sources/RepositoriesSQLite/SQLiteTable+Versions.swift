@@ -105,7 +105,7 @@ extension SQLiteTable {
             for row in upgraded {
                 try connection.withStatement(update) { statement in
                     try statement.bind(integer: row.seq, at: 1)
-                    try statement.bindText(row.body, at: 2)
+                    try statement.bind(body: row.body, as: bodyColumn, at: 2)
                     try statement.bind(
                         integer: Int64(SQLiteRow.checksum(seq: row.seq, key: row.key, body: row.body)), at: 3)
                     _ = try statement.step()

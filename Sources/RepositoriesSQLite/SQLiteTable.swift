@@ -9,10 +9,15 @@ import Repositories
 /// CREATE TABLE "Note" (
 ///     seq  INTEGER PRIMARY KEY,   -- insertion order; an upsert keeps it
 ///     id   NOT NULL UNIQUE,       -- the ID (see SQLiteKey); no type, so no conversions
-///     body TEXT NOT NULL,         -- the entity as JSON
+///     body TEXT NOT NULL,         -- the entity, encoded by the table's codec; BLOB when binary
 ///     crc  INTEGER NOT NULL       -- CRC-32 of seq, id and body (see SQLiteRow.checksum)
 /// )
 /// ```
+///
+/// `body` is declared `TEXT` in a JSON table (as every table before codecs) and `BLOB` in a
+/// table of any other codec (see ``SQLiteTable/recordedCodec(on:)``), so that a release
+/// before codecs, which accepts only the `TEXT` shape, refuses a binary table rather than
+/// misreading its rows.
 ///
 /// `seq` is the rowid, so `ORDER BY seq` reads the table in its natural order. A new row
 /// takes one more than the largest `seq` in the table, so it always sorts last; an upsert
@@ -24,8 +29,24 @@ import Repositories
 /// A class, so that every read, which hands it to a connection, passes one reference rather
 /// than copying a dozen strings.
 final class SQLiteTable: Sendable {
+    /// How the `body` column is declared and its values stored.
+    enum BodyColumn: String, Sendable {
+        /// `body TEXT`, UTF-8 values: JSON, as every table before codecs.
+        case text = "TEXT"
+        /// `body BLOB`: any codec other than JSON.
+        case blob = "BLOB"
+
+        /// The column that holds bodies encoded by `codec`.
+        init(_ codec: EntityCodec.Identifier) {
+            self = codec == .json ? .text : .blob
+        }
+    }
+
     /// The table's name as given, unquoted.
     let name: String
+    /// How the `body` column stores its values: ``BodyColumn/text`` until opening has read the
+    /// table's codec (see ``storing(_:)``).
+    let bodyColumn: BodyColumn
     /// The name as an SQL identifier: in double quotes, inner quotes doubled.
     let quotedName: String
 
@@ -52,8 +73,9 @@ final class SQLiteTable: Sendable {
     ///
     /// - Throws: `RepositoryError` `rejected` when `name` is empty, holds a NUL character,
     ///   starts with `sqlite_` (a prefix SQLite reserves for itself), or is
-    ///   `repositories_entity_versions` (where the tables' versions are kept).
-    init(name: String) throws {
+    ///   `repositories_entity_versions` or `repositories_entity_codecs` (where the tables'
+    ///   versions and codecs are kept).
+    init(name: String, bodyColumn: BodyColumn = .text) throws {
         if name.isEmpty || name.contains("\u{0}") {
             throw RepositoryError.rejected(
                 "The SQLite table name \(String(reflecting: name)) is empty or holds a NUL character",
@@ -64,13 +86,14 @@ final class SQLiteTable: Sendable {
                 "The SQLite table name \(String(reflecting: name)) starts with sqlite_, which SQLite reserves",
                 recovery: "Pass another table name")
         }
-        if name.lowercased() == Self.versionsTableName {
+        if [Self.versionsTableName, Self.codecsTableName].contains(name.lowercased()) {
             throw RepositoryError.rejected(
-                "The SQLite table name \(name) is the table where SQLiteRepository keeps each table's entity version",
+                "The SQLite table name \(name) is a table where SQLiteRepository keeps what it knows of each table",
                 recovery: "Pass another table name")
         }
         let table = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         self.name = name
+        self.bodyColumn = bodyColumn
         self.quotedName = table
         // `max(seq)` alone in its subquery, so SQLite reads it from the end of the b-tree
         // rather than scanning (the min/max optimization does not apply inside an expression).
@@ -110,15 +133,26 @@ final class SQLiteTable: Sendable {
 
     // MARK: Statements
 
-    /// The column definitions, as `CREATE TABLE` writes them and `sqlite_master` keeps them.
-    static let columnDefinitions =
-        "seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL"
+    /// This table, its bodies stored as `column` declares: what opening makes of the table
+    /// once it knows its codec.
+    func storing(_ column: BodyColumn) throws -> SQLiteTable {
+        column == bodyColumn ? self : try SQLiteTable(name: name, bodyColumn: column)
+    }
 
-    /// The statement that creates the table; SQLite stores it, less `IF NOT EXISTS`, as
-    /// ``storedDefinition``.
-    var createTable: String { "CREATE TABLE IF NOT EXISTS \(quotedName) (\(Self.columnDefinitions))" }
-    /// The table's `sql` in `sqlite_master`, as SQLite keeps it after ``createTable``.
-    var storedDefinition: String { "CREATE TABLE \(quotedName) (\(Self.columnDefinitions))" }
+    /// The column definitions, as `CREATE TABLE` writes them and `sqlite_master` keeps them.
+    static func columnDefinitions(_ body: BodyColumn) -> String {
+        "seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body \(body.rawValue) NOT NULL, crc INTEGER NOT NULL"
+    }
+
+    /// The statement that creates the table with its bodies stored as `body`; SQLite stores
+    /// it, less `IF NOT EXISTS`, as ``storedDefinition(_:)``.
+    func createTable(_ body: BodyColumn) -> String {
+        "CREATE TABLE IF NOT EXISTS \(quotedName) (\(Self.columnDefinitions(body)))"
+    }
+    /// The table's `sql` in `sqlite_master`, as SQLite keeps it after ``createTable(_:)``.
+    func storedDefinition(_ body: BodyColumn) -> String {
+        "CREATE TABLE \(quotedName) (\(Self.columnDefinitions(body)))"
+    }
 
     /// Selects the rows of `parameterCount` IDs.
     func selectRows(parameterCount: Int) -> String {

@@ -15,9 +15,12 @@ import Testing
         scratch = try TemporaryDirectory()
     }
 
+    /// A JSON table: JSON cannot encode a NaN, which the binary codec keeps.
+    static let json = SQLiteOptions(codec: .json)
+
     @Test func nonEncodableEntityThrowsEncodingFailedAndWritesNothing() async throws {
         let url = scratch.file()
-        let store = try await SQLiteRepository<Note>(fileURL: url)
+        let store = try await SQLiteRepository<Note>(fileURL: url, options: Self.json)
         try await store.save(.make(index: 1, revision: 0))
         let error = try await #require(throws: RepositoryError.self) {
             try await store.save(.unencodable(index: 2))
@@ -33,7 +36,7 @@ import Testing
 
     @Test func batchWithAnUnencodableEntityWritesNothing() async throws {
         let url = scratch.file()
-        let store = try await SQLiteRepository<Ticket>(fileURL: url)
+        let store = try await SQLiteRepository<Ticket>(fileURL: url, options: Self.json)
         let before = [Ticket.make(index: 1, revision: 0), .make(index: 2, revision: 0)]
         try await store.save(contentsOf: before)
         let batch = [

@@ -42,8 +42,11 @@ import enum RepositoriesTestSupport.FileDamage
     /// Saves one by one, a batch, replacements and deletes, so the table and its index span
     /// several pages (an interior page and leaves each), with overflow pages and free pages,
     /// then closes the store.
-    static func makePristine(at url: URL) async throws -> Pristine {
-        let store = try await SQLiteRepository<Note>(fileURL: url, options: Self.options)
+    /// The table is created in `codec`; opening it later with ``options`` keeps that codec.
+    static func makePristine(at url: URL, codec: EntityCodec.Identifier = .binary) async throws -> Pristine {
+        var options = Self.options
+        options.codec = codec
+        let store = try await SQLiteRepository<Note>(fileURL: url, options: options)
         let model = InMemoryRepository<Note>()
         for index in 0..<120 {
             try await store.save(.make(index: index, revision: 0))
@@ -109,8 +112,11 @@ import enum RepositoriesTestSupport.FileDamage
         }
     }
 
-    @Test func damageIsEitherServedExactlyOrCorruptedWithTheFileUntouched() async throws {
-        let pristine = try await Self.makePristine(at: scratch.file("pristine.sqlite"))
+    @Test(arguments: [EntityCodec.Identifier.binary, .json])
+    func damageIsEitherServedExactlyOrCorruptedWithTheFileUntouched(codec: EntityCodec.Identifier)
+        async throws
+    {
+        let pristine = try await Self.makePristine(at: scratch.file("pristine.sqlite"), codec: codec)
         let ids = pristine.contents.map(\.id)
         // 240 cases in CI; more with an environment variable.
         let environment = ProcessInfo.processInfo.environment
@@ -171,11 +177,12 @@ import enum RepositoriesTestSupport.FileDamage
 
     // MARK: Each class of damage, on purpose
 
-    @Test func changedBodyIsCorruptedNamingItsRowNeverServed() async throws {
+    @Test(arguments: [EntityCodec.Identifier.binary, .json])
+    func changedBodyIsCorruptedNamingItsRowNeverServed(codec: EntityCodec.Identifier) async throws {
         let url = scratch.file()
-        let pristine = try await Self.makePristine(at: url)
-        // "revision 0 of note 8" becomes "revision 1 of note 8": still valid JSON, still a
-        // Note, so only the checksum can tell.
+        let pristine = try await Self.makePristine(at: url, codec: codec)
+        // "revision 0 of note 8" becomes "revision 1 of note 8": still valid JSON (or binary),
+        // still a Note, so only the checksum can tell.
         var bytes = pristine.bytes
         let offset = try Self.offset(of: #"revision 0 of note 8""#, in: bytes)
         bytes[offset + "revision ".utf8.count] ^= 0x01
@@ -255,12 +262,14 @@ import enum RepositoriesTestSupport.FileDamage
         #expect(Array(try Data(contentsOf: url)) == bytes)
     }
 
-    @Test func damagedTableDefinitionIsCorruptedNotAnotherTable() async throws {
+    @Test(arguments: [EntityCodec.Identifier.binary, .json])
+    func damagedTableDefinitionIsCorruptedNotAnotherTable(codec: EntityCodec.Identifier) async throws {
         let url = scratch.file()
-        let pristine = try await Self.makePristine(at: url)
-        // "body TEXT" becomes "bodx TEXT": SQLite parses it, as a table of other columns.
+        let pristine = try await Self.makePristine(at: url, codec: codec)
+        // "body TEXT" becomes "bodx TEXT" ("body BLOB", "bodx BLOB"): SQLite parses it, as a
+        // table of other columns.
         var bytes = pristine.bytes
-        let offset = try Self.offset(of: "body TEXT NOT NULL", in: bytes)
+        let offset = try Self.offset(of: "body \(codec == .json ? "TEXT" : "BLOB") NOT NULL", in: bytes)
         bytes[offset + 3] = UInt8(ascii: "x")
         try Data(bytes).write(to: url)
         let error = try await #require(throws: RepositoryError.self) {
@@ -291,9 +300,16 @@ import enum RepositoriesTestSupport.FileDamage
 
     /// The offset of the first occurrence of `text`'s UTF-8 in `bytes`.
     static func offset(of text: String, in bytes: [UInt8]) throws -> Int {
-        let needle = Array(text.utf8)
-        let starts = 0..<max(0, bytes.count - needle.count + 1)
-        guard let found = starts.first(where: { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
+        // A JSON string ends with its quote; a binary one with whatever follows, so a match
+        // followed by a digit ("note 8" in "note 80") is not the text.
+        let needle = Array((text.hasSuffix("\"") ? String(text.dropLast()) : text).utf8)
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        let starts = 0..<max(0, bytes.count - needle.count)
+        guard
+            let found = starts.first(where: {
+                bytes[$0..<($0 + needle.count)].elementsEqual(needle)
+                    && !digits.contains(bytes[$0 + needle.count])
+            })
         else {
             throw TextNotFound(text: text)
         }

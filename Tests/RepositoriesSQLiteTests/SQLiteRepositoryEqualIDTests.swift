@@ -31,7 +31,8 @@ import Testing
     @Test func equalStringIDsSpelledDifferentlyAreOneEntity() async throws {
         #expect(Self.composed == Self.decomposed)
         let url = scratch.file()
-        let store = try await SQLiteRepository<Note>(fileURL: url)
+        // JSON, so SQL can read the ID inside the body.
+        let store = try await SQLiteRepository<Note>(fileURL: url, options: SQLiteOptions(codec: .json))
         try await store.save(Self.note(Self.composed, "first"))
         try await store.save(Self.note(Self.decomposed, "second"))
 
@@ -147,7 +148,8 @@ import Testing
     /// Writes `rows` as an earlier version did: keys spelled as the IDs are, each with its
     /// checksum, in a table of today's shape.
     func writeEarlierVersionTable(at url: URL, rows: [(seq: Int64, note: Note)]) async throws {
-        try await SQLiteRepository<Note>(fileURL: url).close()
+        // Earlier versions wrote JSON.
+        try await SQLiteRepository<Note>(fileURL: url, options: SQLiteOptions(codec: .json)).close()
         let raw = try RawDatabase(url)
         for (seq, note) in rows {
             let body = try JSONEncoder().encode(note)
