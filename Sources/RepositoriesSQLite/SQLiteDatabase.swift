@@ -276,10 +276,16 @@ actor SQLiteDatabase {
         return try await read { try table.storedRow(for: key, on: $0) }
     }
 
-    /// Every row in insertion order, unverified, with the index's count.
-    nonisolated func scan() async throws -> SQLiteTableScan {
+    /// Every entity in insertion order: each row checked, then decoded by `decode` while the
+    /// later rows are still being read (see ``SQLiteDecodingScan``).
+    nonisolated func entities<Entity: Sendable>(
+        decodedBy decode: @escaping @Sendable (SQLiteRow) throws -> Entity
+    ) async throws -> [Entity] {
         let table = table
-        return try await read { try table.scan(on: $0) }
+        let location = location
+        return try await read { connection in
+            try SQLiteDecodingScan.entities(of: table, on: connection, location: location, decode: decode)
+        }
     }
 
     /// The rows stored under `keys`, unverified, in no particular order.

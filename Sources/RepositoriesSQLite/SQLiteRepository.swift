@@ -121,8 +121,9 @@ import Repositories
 /// connection, on the queue, since a second connection would open a second database.
 ///
 /// Encoding, decoding and checking rows happen in the callers' tasks, in parallel; a
-/// ``fetchAll()`` of 2,000 rows or more checks and decodes them in one chunk per processor
-/// at once.
+/// ``fetchAll()`` of more than 1,024 rows hands each batch of 1,024 to a worker as soon as
+/// SQLite has read it, so checking and decoding run on every processor while the later rows
+/// are still being read.
 ///
 /// Other connections to the same file (another repository instance, another process) work
 /// beside it: WAL lets readers run while one writer writes, and a writer waits up to
@@ -306,7 +307,7 @@ where Entity.ID: Codable & Sendable {
     ///   from 2,000 rows on.
     public func fetchAll() async throws -> [Entity] {
         try Task.checkCancellation()
-        return try await database.scan().decodedRows(location: database.location) { try self.decode($0) }
+        return try await database.entities { try self.decode($0) }
     }
 
     /// Validates `query`, reads every entity, then filters, sorts and pages in memory.

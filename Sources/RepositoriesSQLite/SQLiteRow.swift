@@ -111,6 +111,18 @@ struct SQLiteStoredRow: Sendable {
         return SQLiteRow(key: key, body: body)
     }
 
+    /// The row, once its checksum matches and its `seq` is larger than `previousSeq`, the
+    /// `seq` of the row read before it (`nil` for the first row).
+    ///
+    /// - Throws: `RepositoryError` `corrupted` naming the row's `seq` and ID.
+    func verified(after previousSeq: Int64?, location: String) throws -> SQLiteRow {
+        let row = try verified(location: location)
+        if let previousSeq, seq <= previousSeq {
+            throw damage("it comes after the row with seq \(previousSeq) in the table", location: location)
+        }
+        return row
+    }
+
     /// The `corrupted` error for this row: `reason` says what is wrong with it.
     func damage(_ reason: String, location: String) -> RepositoryError {
         let id = Self.describe(key)
