@@ -33,4 +33,86 @@ package enum ParallelChunks {
         // concurrentPerform returns after every chunk ran, so every slot is filled.
         return try results.withLock { $0 }.map { try $0!.get() }
     }
+
+    /// Computes `produce` for each chunk of `chunkSize` elements of `0..<count` on every
+    /// core, and hands each result to `consume` on the calling thread, in the chunks' order,
+    /// as soon as it and every chunk before it are ready: the caller's work on the first
+    /// chunks (inserting them into an index) overlaps the computing of the later ones.
+    ///
+    /// `consume` returns `false` to stop: chunks not yet begun are skipped. The call returns
+    /// once every chunk begun has finished, so nothing `produce` captured is used after it.
+    /// The calling thread blocks while it waits for a chunk: call it off the cooperative pool
+    /// or where blocking is expected (a store's open).
+    ///
+    /// - Throws: what `consume` throws, after stopping as `false` would.
+    package static func forEachInOrder<Result: Sendable>(
+        count: Int, chunkSize: Int, produce: @escaping @Sendable (Range<Int>) -> Result,
+        consume: (Range<Int>, Result) throws -> Bool
+    ) rethrows {
+        let size = max(chunkSize, 1)
+        let ranges = stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, ranges.count)
+        guard workers > 1 else {
+            for range in ranges where try !consume(range, produce(range)) { return }
+            return
+        }
+        let chunks = OrderedChunks<Result>(count: ranges.count)
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            DispatchQueue.global().async(group: group) {
+                while let chunk = chunks.claim() { chunks.finish(chunk, with: produce(ranges[chunk])) }
+            }
+        }
+        defer {
+            chunks.stop()
+            group.wait()
+        }
+        for chunk in ranges.indices where try !consume(ranges[chunk], chunks.wait(for: chunk)) { return }
+    }
+}
+
+/// The chunks of ``ParallelChunks/forEachInOrder(count:chunkSize:produce:consume:)``: which
+/// one a worker takes next, and each one's result once it is ready.
+private final class OrderedChunks<Result: Sendable>: Sendable {
+    private struct State {
+        var next = 0
+        var stopped = false
+        var results: [Result?]
+    }
+
+    private let state: Mutex<State>
+    private let ready: [DispatchSemaphore]
+
+    init(count: Int) {
+        state = Mutex(State(results: Array(repeating: nil, count: count)))
+        ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    /// The next chunk nobody has taken, or `nil` when there is none or the caller stopped.
+    func claim() -> Int? {
+        state.withLock { state in
+            guard !state.stopped, state.next < state.results.count else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func finish(_ chunk: Int, with result: sending Result) {
+        state.withLock { $0.results[chunk] = result }
+        ready[chunk].signal()
+    }
+
+    /// Blocks until `chunk`, which a worker has taken or will take, is ready; its result.
+    func wait(for chunk: Int) -> Result {
+        ready[chunk].wait()
+        return state.withLock { state in
+            defer { state.results[chunk] = nil }
+            return state.results[chunk]!
+        }
+    }
+
+    /// Lets no worker take another chunk.
+    func stop() {
+        state.withLock { $0.stopped = true }
+    }
 }

@@ -244,23 +244,28 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         }
     }
 
-    /// Decodes entities of one version as one array, or, when there are many, as one array
-    /// per core, the arrays at once. When an array does not decode, each entity is decoded
+    /// Decodes entities of one version in chunks, on every core, and inserts each chunk into
+    /// the index as soon as it and the chunks before it are decoded, while the later ones are
+    /// still being decoded. From a chunk that does not decode on, each entity is decoded
     /// alone, so the one at fault is named (or set aside) and the rest still apply.
     private mutating func decodeRun(_ run: ArraySlice<PendingEntity>, version: Int) throws {
         if version < migrations.currentVersion { upgraded += run.count }
-        // The error is not lost: each entity is decoded alone below, and the one that fails says why.
-        if let chunks = try? Self.decodeInChunks(
-            run, version: version, migrations: migrations, codec: codec, makeDecoder: makeDecoder)
-        {
-            index.reserveCapacity(index.count + run.count)
-            for entities in chunks {
-                insertAll(&index, entities)
-                if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
-            }
-            return
+        index.reserveCapacity(index.count + run.count)
+        var decodedUpTo = run.startIndex
+        let (migrations, codec, makeDecoder) = (migrations, codec, makeDecoder)
+        ParallelChunks.forEachInOrder(count: run.count, chunkSize: Self.entitiesPerChunk) { chunk in
+            let slice = run[(run.startIndex + chunk.lowerBound)..<(run.startIndex + chunk.upperBound)]
+            // The error is not lost: each entity is decoded alone below, and the one that fails says why.
+            return try? Self.decodeChunk(
+                slice, version: version, migrations: migrations, codec: codec, makeDecoder: makeDecoder)
+        } consume: { chunk, entities in
+            guard let entities else { return false }
+            insertAll(&index, entities)
+            if !undecodable.isEmpty { forgetUndecodable(Set(entities.map { AnyHashable($0.id) })) }
+            decodedUpTo = run.startIndex + chunk.upperBound
+            return true
         }
-        for entity in run {
+        for entity in run[decodedUpTo...] {
             if let decoded = try decode(entity) {
                 index.upsert(decoded)
                 if !undecodable.isEmpty { forgetUndecodable([AnyHashable(decoded.id)]) }
@@ -268,31 +273,27 @@ struct Replay<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         }
     }
 
-    /// The fewest entities worth a core of their own: below it, starting a thread costs
-    /// more than the decoding it takes over.
-    static var entitiesPerCore: Int { 2_048 }
+    /// How many entities one chunk holds: enough that handing a chunk to a core costs little
+    /// beside decoding it, few enough that the index is built while the rest decode.
+    static var entitiesPerChunk: Int { 2_048 }
 
-    /// Decodes `run` in chunks, the chunks on every core; the chunks in order. A JSON file's
-    /// chunk is decoded as one JSON array, with its own decoder (one decoder run costs less
-    /// than one per entity); a binary file's entity by entity.
-    private static func decodeInChunks(
-        _ run: ArraySlice<PendingEntity>, version: Int, migrations: Migrations<Entity>, codec: EntityCodec,
+    /// Decodes `slice`: a JSON file's as one JSON array, with its own decoder (one decoder
+    /// run costs less than one per entity); a binary file's entity by entity.
+    private static func decodeChunk(
+        _ slice: ArraySlice<PendingEntity>, version: Int, migrations: Migrations<Entity>, codec: EntityCodec,
         makeDecoder: @escaping @Sendable () -> JSONDecoder
-    ) throws -> [[Entity]] {
-        try ParallelChunks.map(count: run.count, minimumChunk: entitiesPerCore) { chunk in
-            let slice = run[(run.startIndex + chunk.lowerBound)..<(run.startIndex + chunk.upperBound)]
-            guard codec.identifier == .json else {
-                return try slice.map { try migrations.decode($0.payload, writtenBy: version, using: codec) }
-            }
-            var array: [UInt8] = [0x5B]  // [
-            array.reserveCapacity(slice.reduce(2) { $0 + $1.payload.count + 1 })
-            for (position, entity) in slice.enumerated() {
-                if position > 0 { array.append(0x2C) }  // ,
-                array += entity.payload
-            }
-            array.append(0x5D)  // ]
-            return try migrations.decodeArray(Data(array), writtenBy: version, using: makeDecoder())
+    ) throws -> [Entity] {
+        guard codec.identifier == .json else {
+            return try slice.map { try migrations.decode($0.payload, writtenBy: version, using: codec) }
         }
+        var array: [UInt8] = [0x5B]  // [
+        array.reserveCapacity(slice.reduce(2) { $0 + $1.payload.count + 1 })
+        for (position, entity) in slice.enumerated() {
+            if position > 0 { array.append(0x2C) }  // ,
+            array += entity.payload
+        }
+        array.append(0x5D)  // ]
+        return try migrations.decodeArray(Data(array), writtenBy: version, using: makeDecoder())
     }
 
     /// Drops set-aside records of entities a later record replaced or deleted: they no
