@@ -303,8 +303,8 @@ where Entity.ID: Codable & Sendable {
     ///   rows and its `id` index disagree; `decodingFailed` naming the first row that does
     ///   not decode. Never a shortened list.
     /// - Complexity: O(*n*): one scan of the table in `seq` order, one count of the `id`
-    ///   index; the rows are checked and decoded in one pass, split across the processors
-    ///   from 2,000 rows on.
+    ///   index; the rows are checked and decoded in batches of 1,024 on every processor
+    ///   while the later rows are still being read.
     public func fetchAll() async throws -> [Entity] {
         try Task.checkCancellation()
         return try await database.entities { try self.decode($0) }

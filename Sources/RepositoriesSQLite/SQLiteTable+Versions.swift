@@ -1,6 +1,5 @@
 import Foundation
 import Repositories
-import Synchronization
 
 /// The entity version a table's rows were written by, and the one-time upgrade of older rows.
 ///
@@ -131,9 +130,13 @@ extension SQLiteTable {
         var body: Data
     }
 
-    /// Every row checked and re-encoded, in order; from ``SQLiteTableScan/parallelThreshold``
-    /// rows on, in one chunk per processor at once, on Dispatch's threads (opening runs on
-    /// the writer's queue, never on Swift's cooperative pool).
+    /// The fewest rows worth a processor of their own when upgrading: below it, starting a
+    /// thread costs more than it saves.
+    static let rowsPerProcessor = 1_000
+
+    /// Every row checked and re-encoded, in order; split into one chunk per processor (each
+    /// at least ``rowsPerProcessor`` rows), the chunks at once on Dispatch's threads (opening
+    /// runs on the writer's queue, never on Swift's cooperative pool).
     ///
     /// - Throws: for the first row, in order, that is damaged (`corrupted`) or that no
     ///   upgrade reads (`decodingFailed` naming its ID and `version`), as a pass over the rows
@@ -142,20 +145,12 @@ extension SQLiteTable {
         _ rows: [SQLiteStoredRow], from version: Int, location: String,
         reencode: @escaping @Sendable (Data, Int) throws -> Data
     ) throws -> [UpgradedRow] {
-        let chunks = SQLiteTableScan.chunks(of: rows.count)
-        let outcomes = ChunkOutcomes(count: chunks.count)
-        DispatchQueue.concurrentPerform(iterations: chunks.count) { number in
-            outcomes.record(
-                Result {
-                    try chunks[number].map { index in
-                        try upgradedRow(rows[index], from: version, location: location, reencode: reencode)
-                    }
-                }, at: number)
+        let chunks = try ParallelChunks.map(count: rows.count, minimumChunk: rowsPerProcessor) { chunk in
+            try chunk.map { index in
+                try upgradedRow(rows[index], from: version, location: location, reencode: reencode)
+            }
         }
-        var upgraded: [UpgradedRow] = []
-        upgraded.reserveCapacity(rows.count)
-        for outcome in outcomes.all { upgraded.append(contentsOf: try outcome.get()) }
-        return upgraded
+        return Array(chunks.joined())
     }
 
     private static func upgradedRow(
@@ -173,21 +168,5 @@ extension SQLiteTable {
                     "Check the upgrade from version \(version) in the repository's Migrations<Entity>: it cannot read this row. Nothing was changed"
             )
         }
-    }
-
-    /// What each chunk of ``upgraded(_:from:location:reencode:)`` came to, filled in by the
-    /// threads that ran them.
-    private final class ChunkOutcomes: Sendable {
-        private let outcomes: Mutex<[Result<[UpgradedRow], any Error>]>
-
-        init(count: Int) {
-            outcomes = Mutex(Array(repeating: .success([]), count: count))
-        }
-
-        func record(_ outcome: Result<[UpgradedRow], any Error>, at number: Int) {
-            outcomes.withLock { $0[number] = outcome }
-        }
-
-        var all: [Result<[UpgradedRow], any Error>] { outcomes.withLock { $0 } }
     }
 }

@@ -11,10 +11,6 @@ struct SQLiteTableScan: Sendable {
     var rows: [SQLiteStoredRow]
     var indexedCount: Int
 
-    /// How many rows make decoding worth splitting across the processors: below it, starting
-    /// tasks costs more than it saves.
-    static let parallelThreshold = 2_000
-
     /// The rows, once each one's checksum matches, their `seq`s rise, and the index holds as
     /// many entries as the table gave rows.
     ///
@@ -48,11 +44,4 @@ struct SQLiteTableScan: Sendable {
         }
     }
 
-    /// `0..<count` split into one range per processor when `count` reaches
-    /// ``parallelThreshold``, else one range.
-    static func chunks(of count: Int) -> [Range<Int>] {
-        let processors = ProcessInfo.processInfo.activeProcessorCount
-        guard count >= parallelThreshold else { return [0..<count] }
-        return ParallelChunks.ranges(count: count, minimumChunk: parallelThreshold / max(processors, 1))
-    }
 }
