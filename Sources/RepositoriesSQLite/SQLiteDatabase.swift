@@ -233,7 +233,7 @@ actor SQLiteDatabase {
             try connection.execute("PRAGMA fullfsync=ON")
         }
         if try table.presence(on: connection, location: location) == .missing {
-            try SQLiteOptions.refuseUnknown(options.codec, location: location)
+            try options.codec.refuseUnlessKnown(in: location)
             try table.create(with: options.codec, on: connection, location: location)
         }
         guard case .present(let body) = try table.presence(on: connection, location: location) else {

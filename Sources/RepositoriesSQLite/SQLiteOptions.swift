@@ -83,26 +83,15 @@ public struct SQLiteOptions: Sendable {
     /// The codec that reads and writes a table whose codec is `identifier`; for JSON, with
     /// one encoder and one decoder made here.
     ///
-    /// - Throws: as ``refuseUnknown(_:location:)``.
+    /// - Throws: `rejected` when this version of the package does not know the codec (a
+    ///   newer release created the table).
     func entityCodec(for identifier: EntityCodec.Identifier, location: String) throws -> EntityCodec {
-        try Self.refuseUnknown(identifier, location: location)
+        try identifier.refuseUnlessKnown(in: location)
         guard identifier == .json else { return .binary }
         // One coder of each for the repository's life, as before codecs: they are made once.
         let encoder = makeEncoder()
         let decoder = makeDecoder()
         return .json(makeEncoder: { encoder }, makeDecoder: { decoder })
-    }
-
-    /// Throws `rejected` naming the table when this version of the package does not know the
-    /// codec `identifier` (a newer release created the table).
-    static func refuseUnknown(_ identifier: EntityCodec.Identifier, location: String) throws {
-        guard identifier != .json, identifier != .binary else { return }
-        throw RepositoryError(
-            .rejected,
-            reason:
-                "\(location) holds entities in codec \(identifier), which this version of Repositories cannot read",
-            recovery: "Open it with a newer version of the package; the database was left untouched",
-            location: location)
     }
 
     /// The busy timeout in whole milliseconds, clamped to what SQLite accepts.

@@ -83,7 +83,7 @@ extension SQLiteTable {
         -> EntityCodec.Identifier
     {
         let identifier = try recordedCodec(on: connection) ?? .json
-        try SQLiteOptions.refuseUnknown(identifier, location: location)
+        try identifier.refuseUnlessKnown(in: location)
         guard BodyColumn(identifier) == body else {
             throw RepositoryError.corrupted(
                 "The table \(name) records entity codec \(identifier), whose bodies are \(BodyColumn(identifier).rawValue), but its body column is declared \(body.rawValue)",

@@ -59,21 +59,13 @@ public struct EntityCodec: Sendable {
     /// The codec that reads data written with `identifier`: this one when the identifiers
     /// match (keeping its configured coders), else the default codec of that identifier.
     ///
-    /// - Throws: ``RepositoryError/Code/decodingFailed`` naming `location` when this version
-    ///   of the package knows no codec with `identifier` (a newer version wrote the data).
+    /// - Throws: ``RepositoryError/Code/rejected`` naming `location` when this version of the
+    ///   package knows no codec with `identifier` (a newer version wrote the data), as the
+    ///   stores refuse such data.
     public func matching(_ identifier: Identifier, location: String? = nil) throws -> EntityCodec {
+        try identifier.refuseUnlessKnown(in: location)
         if identifier == self.identifier { return self }
-        switch identifier {
-        case .json: return .json
-        case .binary: return .binary
-        default:
-            throw RepositoryError(
-                .decodingFailed,
-                reason:
-                    "The data was written with entity codec \(identifier), which this version of Repositories does not know",
-                recovery: "Open it with the version of the app that wrote it, or update the app",
-                location: location)
-        }
+        return identifier == .json ? .json : .binary
     }
 
     // MARK: Encoding

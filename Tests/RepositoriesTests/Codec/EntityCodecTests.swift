@@ -26,7 +26,7 @@ import Testing
             try EntityCodec.binary.matching(.init(rawValue: 0x51), location: "/tmp/store")
         } throws: { error in
             guard let error = error as? RepositoryError else { return false }
-            return error.code == .decodingFailed && error.location == "/tmp/store"
+            return error.code == .rejected && error.location == "/tmp/store"
                 && error.reason.contains("0x51")
         }
     }

@@ -79,17 +79,8 @@ extension FileRepository {
         /// - Throws: `rejected` naming the file when this version of the package does not
         ///   know the codec (a newer release wrote the file); the file is not touched.
         func entityCodec(for identifier: EntityCodec.Identifier, path: String) throws -> EntityCodec {
-            switch identifier {
-            case .json: return .json(makeEncoder: makeEncoder, makeDecoder: makeDecoder)
-            case .binary: return .binary
-            default:
-                throw RepositoryError(
-                    .rejected,
-                    reason:
-                        "\(path) holds entities in codec \(identifier), which this version of Repositories cannot read",
-                    recovery: "Open it with a newer version of the package; the file was left untouched",
-                    location: path)
-            }
+            try identifier.refuseUnlessKnown(in: path)
+            return identifier == .json ? .json(makeEncoder: makeEncoder, makeDecoder: makeDecoder) : .binary
         }
     }
 }
