@@ -145,14 +145,16 @@ extension BenchmarkRun {
         let label = "\(entities.count / 1_000)k"
         let floorName = "JSON-decoding \(label) PeerEntity from one array"
         let table = codec == .binary ? "" : ", JSON table"
+        // Issue 15's target is for the default codec; a JSON table's floor is its own decoder.
+        let target: Double? = codec == .binary ? 0.35 : nil
         return [
             .cost(
                 5, "SQLiteRepository fetchAll of \(label) PeerEntity\(table)", measured: fetchAll,
-                baseline: fetchAllFloor, baselineName: floorName, target: 0.35,
+                baseline: fetchAllFloor, baselineName: floorName, target: target,
                 note: "per entity; \(codec) codec (the table's, recorded in the database)"),
             .cost(
                 5, "SQLiteRepository reopen and fetchAll of \(label) PeerEntity\(table)", measured: reopen,
-                baseline: reopenFloor, baselineName: floorName, target: 0.35,
+                baseline: reopenFloor, baselineName: floorName, target: target,
                 note: "per entity; \(codec) codec"),
         ]
     }
