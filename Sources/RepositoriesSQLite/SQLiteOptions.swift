@@ -46,8 +46,8 @@ public struct SQLiteOptions: Sendable {
     /// Rounded down to whole milliseconds.
     public var busyTimeout: Duration
 
-    /// The codec a new table's entities are written with: ``EntityCodec/Identifier/binary``
-    /// unless you say otherwise, or ``EntityCodec/Identifier/json`` for rows people and other
+    /// The codec a new table's entities are written with: `EntityCodec.Identifier.binary`
+    /// unless you say otherwise, or `EntityCodec.Identifier.json` for rows people and other
     /// programs read.
     ///
     /// A table keeps the codec it was created with, which the database records: opening an
