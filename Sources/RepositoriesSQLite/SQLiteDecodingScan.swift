@@ -119,7 +119,12 @@ final class SQLiteDecodingScan<Entity: Sendable>: Sendable {
         }
         guard let (number, batch) = claimed else { return false }
         let outcome = Result { try decoded(batch) }
-        state.withLock { $0.outcomes[number] = outcome }
+        state.withLock { state in
+            state.outcomes[number] = outcome
+            // The rows are not needed once decoded: a large read holds its bodies and its
+            // entities both only for the batches in flight.
+            state.batches[number].rows = []
+        }
         return true
     }
 
