@@ -41,8 +41,9 @@ package enum ParallelChunks {
     ///
     /// `consume` returns `false` to stop: chunks not yet begun are skipped. The call returns
     /// once every chunk begun has finished, so nothing `produce` captured is used after it.
-    /// The calling thread blocks while it waits for a chunk: call it off the cooperative pool
-    /// or where blocking is expected (a store's open).
+    /// The calling thread produces the next chunk itself when no worker has taken it yet, so
+    /// the call finishes even if the global queue runs none of its workers; otherwise it
+    /// blocks while it waits for a chunk: call it where blocking is expected (a store's open).
     ///
     /// - Throws: what `consume` throws, after stopping as `false` would.
     package static func forEachInOrder<Result: Sendable>(
@@ -67,7 +68,12 @@ package enum ParallelChunks {
             chunks.stop()
             group.wait()
         }
-        for chunk in ranges.indices where try !consume(ranges[chunk], chunks.wait(for: chunk)) { return }
+        for chunk in ranges.indices {
+            // A chunk no worker has taken yet is produced here: the call goes on even when
+            // the global queue has no thread to spare.
+            let result = chunks.claim(chunk) ? produce(ranges[chunk]) : chunks.wait(for: chunk)
+            guard try consume(ranges[chunk], result) else { return }
+        }
     }
 }
 
@@ -94,6 +100,15 @@ private final class OrderedChunks<Result: Sendable>: Sendable {
             guard !state.stopped, state.next < state.results.count else { return nil }
             defer { state.next += 1 }
             return state.next
+        }
+    }
+
+    /// Takes `chunk` for the caller when it is the next one nobody has taken.
+    func claim(_ chunk: Int) -> Bool {
+        state.withLock { state in
+            guard !state.stopped, state.next == chunk else { return false }
+            state.next += 1
+            return true
         }
     }
 
