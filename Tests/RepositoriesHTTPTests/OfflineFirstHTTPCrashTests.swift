@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized) struct OfflineFirstHTTPCrashTests {
     /// At least 20 kills at each step; `REPOSITORIES_CRASH_KILLS` asks for more.
     var kills: Int {
-        max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+        ChildProcess.killCount
     }
 
     @Test(arguments: _OfflineFirstStep.allCases)

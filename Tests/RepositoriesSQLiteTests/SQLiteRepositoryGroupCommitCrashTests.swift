@@ -17,7 +17,7 @@ import Testing
 
     /// At least 20 kills in CI; `REPOSITORIES_CRASH_KILLS` asks for more.
     var kills: Int {
-        max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+        ChildProcess.killCount
     }
 
     @Test func everyAcknowledgedConcurrentSaveSurvivesSIGKILL() async throws {

@@ -296,7 +296,7 @@ typealias TodoV3 = MigrationFixtures.TodoV3
 
     @Test(.enabled(if: ChildLauncher.isAvailable))
     func aKilledMigrationLeavesTheOldRowsOrTheNewNeverAMix() async throws {
-        let kills = max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+        let kills = ChildProcess.killCount
         let pristine = directory.file("pristine.sqlite")
         let todos = (1...Self.rowCount).map { TodoV1.make($0) }
         // JSON, so each body shows the version that wrote it.

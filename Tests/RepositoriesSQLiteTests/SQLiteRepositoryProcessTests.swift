@@ -26,7 +26,7 @@ import Testing
 
     @Test(.enabled(if: ChildLauncher.isAvailable))
     func acknowledgedWritesSurviveSIGKILL() async throws {
-        let kills = max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+        let kills = ChildProcess.killCount
         let database = scratch.file("crash.sqlite")
         let acks = scratch.file("acks.txt")
         var random = SeededRandomNumberGenerator(seed: 2_024)

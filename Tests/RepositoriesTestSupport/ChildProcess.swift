@@ -95,3 +95,11 @@ public final class ChildProcess: @unchecked Sendable {
         return String(decoding: buffered[...last], as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }
+
+extension ChildProcess {
+    /// How many times a crash test kills its child: at least 20, as CI runs it;
+    /// the environment variable `REPOSITORIES_CRASH_KILLS` asks for more.
+    public static var killCount: Int {
+        max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+    }
+}

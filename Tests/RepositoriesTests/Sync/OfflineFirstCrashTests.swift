@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct OfflineFirstCrashTests {
     /// At least 20 kills in CI; `REPOSITORIES_CRASH_KILLS` asks for more.
     var kills: Int {
-        max(20, Int(ProcessInfo.processInfo.environment["REPOSITORIES_CRASH_KILLS"] ?? "") ?? 20)
+        ChildProcess.killCount
     }
 
     @Test func everyAcknowledgedChangeReachesTheRemoteAfterRestartAndOneSync() async throws {
