@@ -19,6 +19,13 @@
 //   RepositoriesCrashFixture sqlite-concurrent-saves <store-path> <first-revision>
 //       eight writers replace their entities in a SQLiteRepository forever (group commits);
 //       print "id revision" once each save returned (see SQLiteConcurrentSaves.swift)
+//   RepositoriesCrashFixture sqlite-save-loop <store-path> <first-id>
+//       save new entities into a SQLiteRepository forever; print each ID once its save returned
+//   RepositoriesCrashFixture sqlite-write <store-path> <first-id> <count>
+//       open a SQLiteRepository, save <count> entities printing each ID, close, print "done"
+//   RepositoriesCrashFixture sqlite-open-at-once <store-path> <id>
+//       print "ready", wait for standard input to close, open a SQLiteRepository (perhaps
+//       creating the file), save one entity, close, print "done" (see SQLiteSharedFile.swift)
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -137,6 +144,13 @@ do {
             first: first)
     case "sqlite-concurrent-saves":
         try await saveConcurrentlyIntoSQLite(at: url, firstRevision: Int(arguments[3]) ?? 0)
+    case "sqlite-save-loop":
+        try await saveForeverIntoSQLite(at: url, firstID: Int(arguments[3]) ?? 0)
+    case "sqlite-write":
+        try await writeIntoSQLiteAndClose(
+            at: url, firstID: Int(arguments[3]) ?? 0, count: Int(arguments[4]) ?? 0)
+    case "sqlite-open-at-once":
+        try await openSQLiteWhenToldAndSave(at: url, id: Int(arguments[3]) ?? 0)
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
         switch arguments[3] {
@@ -151,6 +165,7 @@ do {
     }
 } catch let error as RepositoryError where error.code == .locked {
     say("locked")
+    say("error: \(error)")
     exit(3)
 } catch {
     say("error: \(error)")

@@ -81,9 +81,15 @@ public final class ChildProcess: @unchecked Sendable {
         return remainingLines()
     }
 
+    /// Closes the child's standard input, which a child waiting for the end of its input
+    /// takes as its signal to go on.
+    public func closeInput() {
+        try? input.fileHandleForWriting.close()  // the child may already have exited
+    }
+
     /// Closes the child's standard input, waits for it to exit, and returns its remaining lines.
     public func finish() -> [String] {
-        try? input.fileHandleForWriting.close()  // the child may already have exited
+        closeInput()
         process.waitUntilExit()
         return remainingLines()
     }
