@@ -215,15 +215,17 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
-    // MARK: Private
-
-    private func requireHandle() throws -> OpaquePointer {
+    /// The open handle; throws the error that broke the connection, or `SQLITE_MISUSE` once
+    /// it is closed.
+    func requireHandle() throws -> OpaquePointer {
         if let brokenBy { throw brokenBy }
         guard let handle else {
             throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the connection is closed")
         }
         return handle
     }
+
+    // MARK: Private
 
     private func prepared(_ sql: String) throws -> SQLiteStatement {
         let handle = try requireHandle()

@@ -1,4 +1,3 @@
-import Foundation
 import Repositories
 
 /// The fields of an SQLite database file's 100-byte header that say how long the file must
@@ -41,32 +40,27 @@ struct SQLiteFileHeader {
         pageCountIsValid = pageCount > 0 && integer(at: 24, size: 4) == integer(at: 92, size: 4)
     }
 
-    /// Throws unless the database file at `path` is at least as long as its header says.
+    /// Throws unless the database file `connection` has open is at least as long as its
+    /// header says.
     ///
     /// Call it inside a read transaction on the file: while a reader reads the database
     /// file itself (the write-ahead log holds no frames), no checkpoint can write to it, so
     /// the header and the length agree unless the file is damaged. When the log holds
     /// frames, the page count lives there, and the check is left to SQLite.
     ///
-    /// - Throws: `RepositoryError` `corrupted`, at the offset where the file ends.
-    static func checkLength(ofDatabaseAt path: String, location: String) throws {
-        let log = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
+    /// The length and the header are read through the connection's own descriptors (see
+    /// ``SQLiteConnection/databaseFileLength()``): a descriptor of our own, once closed, would
+    /// drop the process's locks on the file.
+    ///
+    /// - Throws: `RepositoryError` `corrupted`, at the offset where the file ends;
+    ///   `SQLiteError` when SQLite cannot read the file.
+    static func checkLength(of connection: SQLiteConnection, location: String) throws {
         // No log, or an empty one: SQLite reads every page from the database file.
-        guard (log?[.size] as? Int ?? 0) == 0 else { return }
-        let length: UInt64
-        let bytes: Data?
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(filePath: path))
-            defer { try? handle.close() }  // a handle only read from has nothing to flush
-            length = try handle.seekToEnd()
-            try handle.seek(toOffset: 0)
-            bytes = try handle.read(upToCount: 100)
-        } catch {
-            throw RepositoryError.unavailable(
-                "The database file's header could not be read", location: location, underlying: error)
-        }
-        guard let bytes, let header = SQLiteFileHeader(Array(bytes)), header.pageCountIsValid else { return }
-        let expected = UInt64(header.pageCount) * UInt64(header.pageSize)
+        guard (try connection.logFileLength() ?? 0) == 0 else { return }
+        let length = try connection.databaseFileLength()
+        let bytes = try connection.databaseFilePrefix(count: 100)
+        guard let header = SQLiteFileHeader(bytes), header.pageCountIsValid else { return }
+        let expected = Int64(header.pageCount) * Int64(header.pageSize)
         guard length < expected else { return }
         throw RepositoryError.corrupted(
             "The database file is \(length) bytes long, but its header says it holds \(header.pageCount) pages of \(header.pageSize) bytes (\(expected) bytes): it was cut short",
