@@ -168,7 +168,7 @@ actor SQLiteDatabase {
             try connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
             try connection.transaction(.deferred) {
                 try inspect(
-                    connection, path: path, table: table, currentVersion: currentVersion, location: location)
+                    connection, table: table, currentVersion: currentVersion, location: location)
             }
             return connection
         } catch let error as SQLiteError where error.code == SQLiteError.readOnly {
@@ -181,13 +181,12 @@ actor SQLiteDatabase {
 
     /// Everything opening can learn without writing, inside one read transaction.
     private static func inspect(
-        _ connection: SQLiteConnection, path: String, table: SQLiteTable, currentVersion: Int,
-        location: String
+        _ connection: SQLiteConnection, table: SQLiteTable, currentVersion: Int, location: String
     ) throws {
         // Reads the header and the schema: a file that is not a database, or whose first
         // pages or schema are damaged, throws here.
         _ = try connection.integer("SELECT count(*) FROM sqlite_master")
-        try SQLiteFileHeader.checkLength(ofDatabaseAt: path, location: location)
+        try SQLiteFileHeader.checkLength(of: connection, location: location)
         let presence = try table.presence(on: connection, location: location)
         // Before the writer opens (switching a file to WAL is a write): newer data is refused
         // with the file untouched.
@@ -222,9 +221,7 @@ actor SQLiteDatabase {
         // is not a database (or whose first pages are damaged) still throws untouched.
         _ = try connection.integer("SELECT count(*) FROM sqlite_master")
         if path != SQLiteConnection.inMemoryPath {
-            // WAL: readers never block the writer nor it them, and a commit is one
-            // append (and, with synchronous=FULL, one fsync) of the log.
-            _ = try connection.text("PRAGMA journal_mode=WAL")
+            try switchToWAL(connection, waitingUpTo: options.busyTimeout)
         }
         try connection.execute("PRAGMA synchronous=\(options.synchronous.pragmaValue)")
         if options.synchronous == .full {
@@ -243,6 +240,30 @@ actor SQLiteDatabase {
         }
         let codec = try table.checkedCodec(declaring: body, on: connection, location: location)
         return Writer(connection: connection, table: try table.storing(body), codec: codec)
+    }
+
+    /// Switches the file to WAL: readers never block the writer nor it them, and a commit is
+    /// one append (and, with synchronous=FULL, one fsync) of the log.
+    ///
+    /// The switch reads the header, then takes the write lock; SQLite calls no busy handler
+    /// for a lock wanted by a connection that already reads, so when another process holds
+    /// the file (several opening a new file at once), the switch fails with `SQLITE_BUSY` at
+    /// once, whatever the busy timeout. It is tried again here until `timeout` has passed.
+    /// A file already in WAL needs no lock, and answers at once.
+    private static func switchToWAL(_ connection: SQLiteConnection, waitingUpTo timeout: Duration) throws {
+        let deadline = ContinuousClock.now + timeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                _ = try connection.text("PRAGMA journal_mode=WAL")
+                return
+            } catch let error as SQLiteError where error.code == SQLiteError.busy {
+                guard ContinuousClock.now + pause < deadline else { throw error }
+                // On the executor's own queue, never a thread of the cooperative pool.
+                Thread.sleep(forTimeInterval: pause / .seconds(1))
+                pause = min(pause * 2, .milliseconds(50))
+            }
+        }
     }
 
     // MARK: Reading
