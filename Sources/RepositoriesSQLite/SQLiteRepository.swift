@@ -125,9 +125,15 @@ import Repositories
 /// SQLite has read it, so checking and decoding run on every processor while the later rows
 /// are still being read.
 ///
-/// Other connections to the same file (another repository instance, another process) work
-/// beside it: WAL lets readers run while one writer writes, and a writer waits up to
-/// ``SQLiteOptions/busyTimeout`` for another's lock, then throws `RepositoryError` `locked`.
+/// Other connections to the same file (another repository instance, another process, such
+/// as an app's extension) work beside it: WAL lets readers run while one writer writes, and
+/// a writer waits up to ``SQLiteOptions/busyTimeout`` for another's lock, then throws
+/// `RepositoryError` `locked`; opening waits the same way, at every step. Every process's
+/// returned saves survive any of them being killed. A read sees what every process
+/// committed before it began, but no process is told of another's writes (observation and
+/// caches hear their own instance only). Never open, read or copy the database's files
+/// yourself while a repository in the process has them open: closing that descriptor drops
+/// the process's SQLite locks, and another process may then remove the log still in use.
 ///
 /// A task cancelled before its operation starts (for a write: while it waits for its group's
 /// transaction) throws `CancellationError`, and the write is not applied; once an operation
