@@ -88,13 +88,15 @@ struct Device {
 }
 
 @Suite struct OfflineFirstRepositoryTests {
+    /// Over a real local store: a `FileRepository` checks cancellation where memory never
+    /// does, so a write the caller cancels is seen landing on one side only.
     @Test func conformsAsSeenByTheDevice() async throws {
         let directory = try TemporaryDirectory()
         try await RepositoryConformance(makeRepository: {
             let remote = Remote()
             let outbox = try await Outbox<Item>(fileURL: directory.file())
-            return remote.offlineFirst(
-                local: InMemoryRepository<Item>(), outbox: outbox, conflicts: .lastWriterWins)
+            let local = try await FileRepository<Item>(fileURL: directory.file())
+            return remote.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
         }).run()
     }
 
