@@ -94,12 +94,16 @@ extension OfflineFirstRepository {
             switch (record.entity, current) {
             case (let mine?, let theirs?):
                 return try await engine.writeOrder.withLock(.key(record.id)) {
-                    let merged = resolve(record.base, mine, theirs)
-                    guard let updated = try await outbox.replaceEntity(of: record, with: merged) else {
-                        return nil
+                    try Task.checkCancellation()
+                    // The outbox and the local store both take the merge, or neither.
+                    return try await runningToCompletion { [outbox, local] in
+                        let merged = resolve(record.base, mine, theirs)
+                        guard let updated = try await outbox.replaceEntity(of: record, with: merged) else {
+                            return nil
+                        }
+                        try await local.save(merged)
+                        return updated
                     }
-                    try await local.save(merged)
-                    return updated
                 }
             case (nil, _?):
                 // This device deleted what the remote changed: the change is kept.
@@ -115,11 +119,19 @@ extension OfflineFirstRepository {
     /// unless a later change replaced the record meanwhile.
     private func keepRemote(_ current: Entity?, for record: Record) async throws {
         try await engine.writeOrder.withLock(.key(record.id)) {
-            guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
-                return
+            try Task.checkCancellation()
+            // The local store takes the remote's version and the outbox drops the change, or neither.
+            try await runningToCompletion { [outbox, local] in
+                guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
+                    return
+                }
+                if let current {
+                    try await local.save(current)
+                } else {
+                    try await local.delete(id: record.id)
+                }
+                try await outbox.drop([record])
             }
-            if let current { try await local.save(current) } else { try await local.delete(id: record.id) }
-            try await outbox.drop([record])
         }
     }
 

@@ -155,42 +155,54 @@ where
     /// (each waits for its own flush to disk, so a write costs about one flush, not two);
     /// when one side fails, the other is undone and the error thrown.
     ///
+    /// Cancellation cannot split a write: a caller cancelled before the write holds its IDs
+    /// gets `CancellationError` with nothing written; once it holds them, the write runs to
+    /// the end on both sides (see ``runningToCompletion(_:)``) and returns as usual.
+    ///
     /// A crash between the two is safe either way: a change in the outbox but not in the
     /// local store is applied again before the first call after a restart; a change in the
     /// local store but not in the outbox was never acknowledged, and the next pull replaces it.
     private func write(
         _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)],
-        apply: @Sendable () async throws -> Void
+        apply: @escaping @Sendable () async throws -> Void
     ) async throws {
         try await prepared()
         try await engine.writeOrder.withLock(scope) {
-            let ids = changes.map(\.id)
-            let before = Dictionary(
-                try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-            _OfflineFirstTestHooks.reached(.writing)
-            async let recording = outcome {
-                let undo = try await outbox.record(changes, localBases: before)
-                _OfflineFirstTestHooks.reached(.recorded)
-                return undo
-            }
-            // The local write runs on this task, the outbox's on a child: one task fewer to
-            // start and switch to on every write.
-            let applying: Result<Void, any Error> = await outcome {
-                try await apply()
-                _OfflineFirstTestHooks.reached(.applied)
-            }
-            switch (await recording, applying) {
-            case (.success, .success):
-                break
-            case (.success(let undo), .failure(let failure)):
-                try await undoRecord(undo, after: failure)
-            case (.failure(let failure), .success):
-                try await restoreLocal(ids, to: before, after: failure)
-            case (.failure(let failure), .failure):
-                throw failure
-            }
+            try Task.checkCancellation()
+            try await runningToCompletion { [self] in try await writeBothSides(changes, apply: apply) }
         }
         engine.changed { try await sync() }
+    }
+
+    /// The body of ``write(_:_:apply:)``, holding the IDs' write lock.
+    private func writeBothSides(
+        _ changes: [(id: ID, entity: Entity?)], apply: @Sendable () async throws -> Void
+    ) async throws {
+        let ids = changes.map(\.id)
+        let before = Dictionary(
+            try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        _OfflineFirstTestHooks.reached(.writing)
+        async let recording = outcome {
+            let undo = try await outbox.record(changes, localBases: before)
+            _OfflineFirstTestHooks.reached(.recorded)
+            return undo
+        }
+        // The local write runs on this task, the outbox's on a child: one task fewer to
+        // start and switch to on every write.
+        let applying: Result<Void, any Error> = await outcome {
+            try await apply()
+            _OfflineFirstTestHooks.reached(.applied)
+        }
+        switch (await recording, applying) {
+        case (.success, .success):
+            break
+        case (.success(let undo), .failure(let failure)):
+            try await undoRecord(undo, after: failure)
+        case (.failure(let failure), .success):
+            try await restoreLocal(ids, to: before, after: failure)
+        case (.failure(let failure), .failure):
+            throw failure
+        }
     }
 
     private func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
@@ -298,8 +310,15 @@ extension OfflineFirstRepository {
         try await prepared()
         let remoteCopy = try await remote.fetch(id: id)
         try await engine.writeOrder.withLock(.key(id)) {
-            try await outbox.discard(id) {
-                if let remoteCopy { try await local.save(remoteCopy) } else { try await local.delete(id: id) }
+            try Task.checkCancellation()
+            try await runningToCompletion { [outbox, local] in
+                try await outbox.discard(id) {
+                    if let remoteCopy {
+                        try await local.save(remoteCopy)
+                    } else {
+                        try await local.delete(id: id)
+                    }
+                }
             }
         }
     }
