@@ -105,6 +105,74 @@ import Testing
         }
     }
 
+    /// The same law with the remote wrapped in each decorator an app may put in front of
+    /// it: each keeps the remote's version tags, so the sync still sends `If-Match` and the
+    /// other client's write is settled, not overwritten.
+    @Test(arguments: [
+        "retrying", "timeout", "circuitBreaker", "instrumented", "observed", "coalescing", "mapped",
+    ])
+    func aDecoratedRemoteStillCatchesAWriteLandingBetweenTheSyncsReadAndItsWrite(decorator: String)
+        async throws
+    {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let other = HTTPRepository<Todo>(baseURL: url)
+            try await other.save(Todo(id: 1, title: "Buy milk"))
+            let transport = InterceptingTransport(when: { $0.httpMethod == "PUT" }) {
+                try await Task.detached { try await other.save(Todo(id: 1, title: "Buy oat milk")) }.value
+            }
+            let api = HTTPRepository<Todo>(baseURL: url, transport: transport)
+            switch decorator {
+            case "retrying": try await settleAgainstADecoratedRemote(api.retrying(.default))
+            case "timeout": try await settleAgainstADecoratedRemote(api.timeout(.seconds(30)))
+            case "circuitBreaker": try await settleAgainstADecoratedRemote(api.circuitBreaker())
+            case "instrumented": try await settleAgainstADecoratedRemote(api.instrumented { _ in })
+            case "observed": try await settleAgainstADecoratedRemote(api.observed())
+            case "coalescing": try await settleAgainstADecoratedRemote(api.coalescing())
+            default: try await settleAgainstADecoratedRemote(api.mapped(toDomain: { $0 }, toStored: { $0 }))
+            }
+            #expect(
+                try await other.fetch(id: 1)?.title == "Buy oat milk", "the other client's write is not lost")
+            let conditional = try await server.log(url).filter {
+                $0.line.hasPrefix("PUT") && $0.header("If-Match") != nil
+            }
+            #expect(conditional.first?.status == "412", "the sync's write carried If-Match and was refused")
+        }
+    }
+
+    /// A read-only view of a tagging remote reads tagged copies and refuses the conditional
+    /// writes as it refuses every write, sending nothing.
+    @Test func aReadOnlyViewReadsTaggedCopiesAndRefusesConditionalWrites() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            try await HTTPRepository<Todo>(baseURL: url).save(.milk)
+            let view = HTTPRepository<Todo>(baseURL: url).readOnly()
+            let tagged = try #require(try await view.fetchTagged(id: 1))
+            #expect(tagged.entity == .milk)
+            let tag = try #require(tagged.tag, "the fixture sends an ETag")
+            let writesBefore = try await server.log(url).filter { !$0.line.hasPrefix("GET") }.count
+            let refused: @Sendable (any Error) -> Bool = { ($0 as? RepositoryError)?.code == .rejected }
+            await #expect(performing: { try await view.save(.bread, ifMatch: tag) }, throws: refused)
+            await #expect(performing: { try await view.delete(id: 1, ifMatch: tag) }, throws: refused)
+            #expect(try await server.log(url).filter { !$0.line.hasPrefix("GET") }.count == writesBefore)
+        }
+    }
+
+    /// Syncs an edit through `remote` under `.serverWins`, after another client changed the
+    /// todo between the sync's read and its write.
+    private func settleAgainstADecoratedRemote<Remote: Repository<Todo, Int>>(_ remote: Remote) async throws {
+        #expect(remote is any VersionTaggingRepository<Todo, Int>, "\(Remote.self) hides the version tags")
+        let directory = try TemporaryDirectory()
+        let local = try await FileRepository<Todo>(fileURL: directory.file("todos.store"))
+        let outbox = try await Outbox<Todo>(fileURL: directory.file("todos.outbox"))
+        let todos = remote.offlineFirst(
+            local: local, outbox: outbox, conflicts: .serverWins, automaticSync: nil)
+        try await todos.sync()
+        try await todos.save(Todo(id: 1, title: "Buy milk and eggs"))
+        try await todos.sync()
+        #expect(try await todos.fetch(id: 1)?.title == "Buy oat milk")
+    }
+
     @Test func offlineEditsReachTheServerAfterARestart() async throws {
         try await withFixtureServer { server in
             let url = server.newCollection()

@@ -16,7 +16,10 @@
 /// ```
 ///
 /// `HTTPRepository` conforms, and so do ``RetryingRepository``, ``TimeoutRepository``,
-/// ``CircuitBreakerRepository`` and ``InstrumentedRepository`` over a conforming base.
+/// ``CircuitBreakerRepository``, ``InstrumentedRepository``, ``ObservedRepository``,
+/// ``CoalescingRepository``, ``MappedRepository`` and ``ReadOnlyRepository`` (which refuses
+/// the writes) over a conforming base: a remote wrapped in any of them still gets
+/// conditional writes from an offline-first sync.
 public protocol VersionTaggingRepository<Entity, ID>: Repository {
     /// The current copy of `id` with the tag of its version, or `nil` when there is none.
     /// The tag is `nil` when the remote sent none for this entity.

@@ -171,3 +171,26 @@ extension ObservedRepository: InvalidatableRepository {
         broadcaster.send(.invalidatedAll)
     }
 }
+
+extension ObservedRepository: VersionTaggingRepository where Base: VersionTaggingRepository {
+    /// The base's tagged copy of `id`.
+    public func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>? {
+        try await base.fetchTagged(id: id)
+    }
+
+    /// Saves to ``base`` if its copy still has the version `tag` names, then announces
+    /// `saved`; announces `invalidated` if it throws.
+    public func save(_ entity: Entity, ifMatch tag: String) async throws {
+        try await announce(.saved([entity]), orOnFailure: .invalidated([entity.id])) {
+            try await base.save(entity, ifMatch: tag)
+        }
+    }
+
+    /// Deletes from ``base`` if its copy still has the version `tag` names, then announces
+    /// `deleted`; announces `invalidated` if it throws.
+    public func delete(id: ID, ifMatch tag: String) async throws {
+        try await announce(.deleted([id]), orOnFailure: .invalidated([id])) {
+            try await base.delete(id: id, ifMatch: tag)
+        }
+    }
+}

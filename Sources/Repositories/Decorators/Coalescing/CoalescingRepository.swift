@@ -123,3 +123,21 @@ extension CoalescingRepository: InvalidatableRepository where Base: Invalidatabl
         detachReads()
     }
 }
+
+extension CoalescingRepository: VersionTaggingRepository where Base: VersionTaggingRepository {
+    /// The base's tagged copy of `id`; never shared, since a conditional write must act on
+    /// the tag it read itself.
+    public func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>? {
+        try await base.fetchTagged(id: id)
+    }
+
+    /// The base's conditional save; afterwards no caller joins a read that began before.
+    public func save(_ entity: Entity, ifMatch tag: String) async throws {
+        try await write { try await base.save(entity, ifMatch: tag) }
+    }
+
+    /// The base's conditional delete; afterwards no caller joins a read that began before.
+    public func delete(id: ID, ifMatch tag: String) async throws {
+        try await write { try await base.delete(id: id, ifMatch: tag) }
+    }
+}

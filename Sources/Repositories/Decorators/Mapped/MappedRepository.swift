@@ -142,3 +142,27 @@ extension MappedRepository: InvalidatableRepository where Base: InvalidatableRep
     /// Forwards to ``base``.
     public func invalidateAll() async { await base.invalidateAll() }
 }
+
+extension MappedRepository: VersionTaggingRepository where Base: VersionTaggingRepository {
+    /// Fetches the record's tagged copy from ``base`` and converts it; the tag is the record's.
+    ///
+    /// - Throws: ``RepositoryError/Code/decodingFailed`` when the record cannot be converted.
+    public func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>? {
+        guard let tagged = try await base.fetchTagged(id: id) else { return nil }
+        return TaggedEntity(try domain(tagged.entity), tag: tagged.tag)
+    }
+
+    /// Converts `entity`, then saves the record to ``base`` if its copy still has the version
+    /// `tag` names.
+    ///
+    /// - Throws: ``RepositoryError/Code/encodingFailed`` when the conversion throws or
+    ///   changes the ID; `conflict` when the copy changed; in both cases nothing was written.
+    public func save(_ entity: Entity, ifMatch tag: String) async throws {
+        try await base.save(stored(entity), ifMatch: tag)
+    }
+
+    /// Deletes from ``base`` if its copy still has the version `tag` names.
+    public func delete(id: ID, ifMatch tag: String) async throws {
+        try await base.delete(id: id, ifMatch: tag)
+    }
+}

@@ -59,3 +59,14 @@ extension ReadOnlyRepository: InvalidatableRepository where Base: InvalidatableR
     /// Forwards to ``base``.
     public func invalidateAll() async { await base.invalidateAll() }
 }
+
+extension ReadOnlyRepository: VersionTaggingRepository where Base: VersionTaggingRepository {
+    /// The base's tagged copy of `id`.
+    public func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>? {
+        try await base.fetchTagged(id: id)
+    }
+    /// Throws ``RepositoryError/Code/rejected``: the view is read-only.
+    public func save(_ entity: Entity, ifMatch tag: String) async throws { throw refuse(.save) }
+    /// Throws ``RepositoryError/Code/rejected``: the view is read-only.
+    public func delete(id: ID, ifMatch tag: String) async throws { throw refuse(.delete) }
+}
