@@ -173,10 +173,24 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         if let location { context.append("at \(location)") }
         if let offset { context.append("offset \(offset)") }
         if let retryAfter { context.append("retry after \(retryAfter)") }
+        if let httpStatus { context.append("HTTP \(httpStatus)") }
         if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
+        if !fieldErrors.isEmpty { text += ". Field errors: " + Self.summary(of: fieldErrors) }
         if let underlying { text += ". Cause: \(underlying)" }
         if let recovery { text += ". \(recovery)" }
         return text
+    }
+
+    /// `fieldErrors` in a few words: the messages for no field first, then each field's, at
+    /// most five fields.
+    private static func summary(of fieldErrors: [String: [String]]) -> String {
+        let shown = 5
+        let parts = fieldErrors.sorted { $0.key < $1.key }.map { field, messages in
+            let said = messages.joined(separator: " / ")
+            return field.isEmpty ? said : "\(field): \(said)"
+        }
+        let more = parts.count > shown ? "; and \(parts.count - shown) more" : ""
+        return parts.prefix(shown).joined(separator: "; ") + more
     }
 }
 
