@@ -197,9 +197,15 @@ extension HTTPRepository {
         }
     }
 
-    /// Throws the error `reply`'s status stands for, if any.
+    /// Throws the error `reply`'s status stands for, if any, with its field errors named as
+    /// the entity's properties are (the coding's key strategy read backwards).
     func check(_ reply: HTTPReply, id: String? = nil) throws {
-        if let error = HTTPStatusMapping.error(for: reply, id: id) { throw error }
+        guard !(200..<300).contains(reply.status) else { return }
+        let decoder = configuration.coding.makeDecoder()
+        let error = HTTPStatusMapping.error(for: reply, id: id) {
+            HTTPFieldErrors.propertyName(of: $0, decoder: decoder)
+        }
+        if let error { throw error }
     }
 
     /// Runs a decoding hook; its failure becomes `decodingFailed` naming the URL and quoting

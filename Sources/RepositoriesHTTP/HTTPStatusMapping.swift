@@ -13,9 +13,22 @@ import Repositories
 /// | 3xx not followed, other 4xx | `rejected`, quoting the start of the body |
 ///
 /// A `404` on an item `GET` (→ `nil`) and on a `DELETE` (→ done) is handled by the caller.
+///
+/// Every error made here keeps the status in `httpStatus`, the body's first 64 KiB in
+/// `responseBody`, and the messages by field the body holds in `fieldErrors` (see
+/// ``HTTPFieldErrors``).
 enum HTTPStatusMapping {
+    /// How much of an error's body is kept: enough for any validation error, while a huge
+    /// error page does not stay in memory with the error.
+    static let keptBodyLength = 64 * 1_024
+
     /// The error `reply`'s status stands for, or `nil` for a 2xx.
-    static func error(for reply: HTTPReply, id: String? = nil) -> RepositoryError? {
+    ///
+    /// - Parameter fieldName: the Swift property name of a key the server sent, for
+    ///   `fieldErrors`.
+    static func error(
+        for reply: HTTPReply, id: String? = nil, fieldName: (String) -> String = { $0 }
+    ) -> RepositoryError? {
         let status = reply.status
         if (200..<300).contains(status) { return nil }
         let answered = "\(reply.method) \(reply.url.absoluteString) answered \(status)\(phrase(status))"
@@ -57,7 +70,17 @@ enum HTTPStatusMapping {
         }
         error.location = location
         if let id { error.id = id }
+        error.httpStatus = status
+        error.responseBody = kept(reply.body)
+        error.fieldErrors = HTTPFieldErrors.parse(
+            reply.body, contentType: reply.header("Content-Type"), fieldName: fieldName)
         return error
+    }
+
+    /// The start of `body`, copied, so that the rest of a huge body is freed with the reply.
+    static func kept(_ body: Data) -> Data {
+        guard body.count > keptBodyLength else { return body }
+        return body.prefix(keptBodyLength).withUnsafeBytes { Data($0) }
     }
 
     /// What to do about a redirect from `url` to `target` (when known): add the trailing

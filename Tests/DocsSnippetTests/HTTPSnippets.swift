@@ -73,6 +73,21 @@ enum HTTPSnippets {
         }
     }
 
+    /// "What a refusal carries": a form shows each message beside its field.
+    @MainActor final class TodoForm {
+        var titleError: String?
+        var formError: String?
+
+        func submit(_ todo: Todo, to todos: HTTPRepository<Todo>) async throws {
+            do {
+                try await todos.save(todo)
+            } catch let error as RepositoryError where error.code == .rejected {
+                titleError = error.fieldErrors["title"]?.joined(separator: " ")  // beside the title field
+                formError = error.fieldErrors[""]?.joined(separator: " ") ?? error.reason
+            }
+        }
+    }
+
     /// "Adapting the endpoints": each snippet changes the configuration it is given.
     static func postToCreate(_ configuration: inout HTTPRepository<Todo>.Configuration) {
         configuration.endpoints.save = { todo, resource in .post(resource.collection) }

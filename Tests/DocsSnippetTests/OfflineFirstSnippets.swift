@@ -41,6 +41,17 @@ struct OfflineFirstSnippets {
         return notes
     }
 
+    /// "What the UI shows": the error a change was refused with, beside the entity.
+    @MainActor final class NoteRefusal {
+        var banner: String?
+
+        func show(note: Note, snapshot: OfflineSnapshot<Note>) {
+            if let refusal = snapshot.rejections[note.id] {
+                banner = refusal.reason  // offer retry(id:) or discard(id:)
+            }
+        }
+    }
+
     /// "What the UI shows": a badge, and a count of changes waiting.
     @MainActor final class NoteScreen {
         var badge: String?

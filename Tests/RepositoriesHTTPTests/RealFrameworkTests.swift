@@ -89,6 +89,20 @@ func expectConformance(_ report: ConformanceReport, sourceLocation: SourceLocati
         }
     }
 
+    @Test func a422ArrivesAsFieldErrorsKeyedByTheSwiftPropertyName() async throws {
+        try await withFramework(.fastAPI) { server in
+            let tasks = HTTPRepository<CarelessChore>(
+                baseURL: server.root.appending(path: "tasks/"), configuration: .fastAPI())
+            let error = await #expect(throws: RepositoryError.self) { try await tasks.save(.refused) }
+            #expect(error?.code == .rejected)
+            #expect(error?.httpStatus == 422)
+            let fields = try #require(error?.fieldErrors)
+            #expect(Set(fields.keys) == ["rank", "dueAt"], "FastAPI's due_at is dueAt: \(fields)")
+            #expect(fields["rank"]?.first?.contains("valid integer") == true, "\(fields)")
+            #expect(fields.values.allSatisfy { !$0.isEmpty && $0.allSatisfy { !$0.isEmpty } })
+        }
+    }
+
     @Test func collectionsLongerThanAPageAreReadWhole() async throws {
         try await withFramework(.fastAPI) { server in
             let tasks = HTTPRepository<Chore>(
@@ -142,6 +156,20 @@ func expectConformance(_ report: ConformanceReport, sourceLocation: SourceLocati
             #expect(try await tasks.fetchAll() == chores, "three pages of ten, followed by next")
             #expect(try await tasks.fetch(id: chores[4].id) == chores[4], "an item is not wrapped")
             #expect(try await tasks.count() == 23, "from the page's count")
+        }
+    }
+
+    @Test func a400ArrivesAsFieldErrorsKeyedByTheSwiftPropertyName() async throws {
+        try await withFramework(.djangoREST) { server in
+            let tasks = HTTPRepository<CarelessChore>(
+                baseURL: server.root.appending(path: "tasks"), configuration: .djangoREST())
+            let error = await #expect(throws: RepositoryError.self) { try await tasks.save(.refused) }
+            #expect(error?.code == .rejected)
+            #expect(error?.httpStatus == 400)
+            let fields = try #require(error?.fieldErrors)
+            #expect(Set(fields.keys) == ["rank", "dueAt"], "DRF's due_at is dueAt: \(fields)")
+            #expect(fields["rank"] == ["A valid integer is required."])
+            #expect(fields["dueAt"]?.first?.hasPrefix("Datetime has wrong format.") == true, "\(fields)")
         }
     }
 

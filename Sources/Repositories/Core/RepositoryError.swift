@@ -21,41 +21,82 @@ import Foundation
 /// ```
 public struct RepositoryError: Error, Sendable, CustomStringConvertible {
     /// The category of a failure.
-    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    ///
+    /// A struct with a static member per code rather than an enum, so that a later version
+    /// can add a code without breaking a `switch` in an app: match with `==`, or `switch`
+    /// with a `default:` (`case .notFound:` matches by equality).
+    ///
+    /// ```swift
+    /// switch error.code {
+    /// case .unavailable, .timedOut: showOfflineBanner()
+    /// case .rejected: showFieldErrors(error.fieldErrors)
+    /// default: show(error.description)
+    /// }
+    /// ```
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The codes this version knows; the struct around it keeps the set open.
+        private enum Base: String, Sendable, Hashable, CaseIterable {
+            case notFound, unavailable, timedOut, circuitOpen, rejected, conflict, locked, corrupted
+            case encodingFailed, decodingFailed, closed, partiallyApplied, writtenByNewerVersion
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The code whose ``rawValue`` is `rawValue`, or `nil` when this version of the
+        /// package knows no such code (one stored by a later version, say).
+        public init?(rawValue: String) {
+            guard let base = Base(rawValue: rawValue) else { return nil }
+            self.base = base
+        }
+
+        /// The code's name, as written in Swift, such as `"notFound"`: stable, for storing a
+        /// code and reading it back with ``init(rawValue:)``.
+        public var rawValue: String { base.rawValue }
+
+        /// The code's name, as written in Swift.
+        public var description: String { rawValue }
+
+        /// Every code this version of the package knows, in the order they are declared.
+        /// A later version may add more.
+        public static var all: [Code] { Base.allCases.map(Code.init) }
+
         /// No entity is stored under the requested ID.
-        case notFound
+        public static let notFound = Code(.notFound)
         /// The data source cannot be reached: the network is down, the server answered 5xx.
-        case unavailable
+        public static let unavailable = Code(.unavailable)
         /// The operation did not finish within its time limit.
-        case timedOut
+        public static let timedOut = Code(.timedOut)
         /// A circuit breaker is open and refused the call without trying it.
-        case circuitOpen
+        public static let circuitOpen = Code(.circuitOpen)
         /// The request was refused as invalid or not allowed: a 4xx answer, a read-only
-        /// repository, a query with a negative offset.
-        case rejected
+        /// repository, a query with a negative offset. An HTTP refusal keeps its
+        /// ``RepositoryError/httpStatus``, ``RepositoryError/responseBody`` and
+        /// ``RepositoryError/fieldErrors``.
+        public static let rejected = Code(.rejected)
         /// The write conflicts with another change (HTTP 409/412, a failed precondition).
-        case conflict
+        public static let conflict = Code(.conflict)
         /// Another process or connection holds the store.
-        case locked
+        public static let locked = Code(.locked)
         /// The stored data is damaged; ``RepositoryError/location`` says where.
-        case corrupted
+        public static let corrupted = Code(.corrupted)
         /// An entity could not be encoded; nothing was written.
-        case encodingFailed
+        public static let encodingFailed = Code(.encodingFailed)
         /// A stored record could not be decoded; ``RepositoryError/record`` names it.
-        case decodingFailed
+        public static let decodingFailed = Code(.decodingFailed)
         /// The repository was closed and can no longer be used.
-        case closed
+        public static let closed = Code(.closed)
         /// A write reached the primary store (the remote, the source) but a second store
         /// beside it (a local mirror, a cache) could not take it. Nothing is lost: the
         /// primary has the write. ``RepositoryError/underlying`` is the second store's error;
         /// the reason says whether its old copy was removed. Writing again is safe.
-        case partiallyApplied
+        public static let partiallyApplied = Code(.partiallyApplied)
         /// The stored data was written by a newer version of the app's entity than this app
         /// knows (see ``Migrations``); nothing was changed, so updating the app reads it.
-        case writtenByNewerVersion
-
-        /// The code's name, as written in Swift.
-        public var description: String { rawValue }
+        public static let writtenByNewerVersion = Code(.writtenByNewerVersion)
     }
 
     /// The category of this failure.
@@ -76,6 +117,22 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
     public var retryAfter: Duration?
     /// The error reported by the layer below, kept as it was.
     public var underlying: (any Error)?
+    /// The status code of the HTTP answer this error stands for, such as 422; `nil` when no
+    /// server answered (the network failed) or the error is not from HTTP.
+    public var httpStatus: Int?
+    /// The body of the HTTP answer this error stands for: its first 64 KiB, so that a huge
+    /// error page does not stay in memory; `nil` when there was no answer.
+    public var responseBody: Data?
+    /// The server's messages by field, for a form to show beside each field: keyed by the
+    /// entity's Swift property name (a nested one as `address.city`, an item of a list by its
+    /// index, `items.2.price`), with the messages for no field in particular under `""`.
+    /// Empty when the answer named none, or had a shape no rule reads.
+    ///
+    /// `HTTPRepository` reads RFC 9457 problem details (`detail`, and the `errors` and
+    /// `invalid-params` extensions), FastAPI's `422` (`{"detail": [{"loc": …, "msg": …}]}`),
+    /// Django REST Framework's `400` (`{"field": ["message"], "non_field_errors": […]}`),
+    /// Rails' `{"errors": {…}}` and a plain `{"detail": "…"}`.
+    public var fieldErrors: [String: [String]]
 
     /// Creates an error from its parts; prefer the static factories such as
     /// ``notFound(id:)``, which fill in a helpful reason.
@@ -88,7 +145,10 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         location: String? = nil,
         offset: Int? = nil,
         retryAfter: Duration? = nil,
-        underlying: (any Error)? = nil
+        underlying: (any Error)? = nil,
+        httpStatus: Int? = nil,
+        responseBody: Data? = nil,
+        fieldErrors: [String: [String]] = [:]
     ) {
         self.code = code
         self.reason = reason
@@ -99,6 +159,9 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         self.offset = offset
         self.retryAfter = retryAfter
         self.underlying = underlying
+        self.httpStatus = httpStatus
+        self.responseBody = responseBody
+        self.fieldErrors = fieldErrors
     }
 
     /// A sentence describing the failure, where it happened, and what to do.
@@ -110,10 +173,24 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         if let location { context.append("at \(location)") }
         if let offset { context.append("offset \(offset)") }
         if let retryAfter { context.append("retry after \(retryAfter)") }
+        if let httpStatus { context.append("HTTP \(httpStatus)") }
         if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
+        if !fieldErrors.isEmpty { text += ". Field errors: " + Self.summary(of: fieldErrors) }
         if let underlying { text += ". Cause: \(underlying)" }
         if let recovery { text += ". \(recovery)" }
         return text
+    }
+
+    /// `fieldErrors` in a few words: the messages for no field first, then each field's, at
+    /// most five fields.
+    private static func summary(of fieldErrors: [String: [String]]) -> String {
+        let shown = 5
+        let parts = fieldErrors.sorted { $0.key < $1.key }.map { field, messages in
+            let said = messages.joined(separator: " / ")
+            return field.isEmpty ? said : "\(field): \(said)"
+        }
+        let more = parts.count > shown ? "; and \(parts.count - shown) more" : ""
+        return parts.prefix(shown).joined(separator: "; ") + more
     }
 }
 

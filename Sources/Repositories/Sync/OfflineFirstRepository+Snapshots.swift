@@ -46,7 +46,16 @@ extension OfflineFirstRepository: SyncingRepository {
         return OfflineSnapshot(
             entities: entities,
             pendingIDs: Set(changes.filter { !$0.isRejected }.map(\.id)),
-            rejectedIDs: Set(changes.filter(\.isRejected).map(\.id)),
+            rejections: Self.rejections(in: changes),
             lastSyncedAt: outbox.lastSyncedAt, lastSyncError: lastSyncError)
+    }
+
+    /// The error of each refused change in `changes`, by ID.
+    private static func rejections(in changes: [PendingChange<Entity>]) -> [ID: RepositoryError] {
+        var rejections: [ID: RepositoryError] = [:]
+        for change in changes where change.isRejected {
+            rejections[change.id] = change.lastError
+        }
+        return rejections
     }
 }

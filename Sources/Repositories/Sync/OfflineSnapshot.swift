@@ -8,8 +8,13 @@ public struct OfflineSnapshot<Entity: Identifiable & Sendable>: Sendable where E
     public var entities: [Entity]
     /// The IDs with a change waiting to be sent (``SyncStatus/pending(attempts:lastError:)``).
     public var pendingIDs: Set<Entity.ID>
-    /// The IDs whose change the remote refused (``SyncStatus/rejected(_:)``).
-    public var rejectedIDs: Set<Entity.ID>
+    /// The error the remote refused each ID's change with (``SyncStatus/rejected(_:)``), by ID:
+    /// what a form shows beside the entity, such as the error's
+    /// ``RepositoryError/fieldErrors`` next to each field, until the app retries or discards
+    /// the change.
+    public var rejections: [Entity.ID: RepositoryError]
+    /// The IDs whose change the remote refused: the keys of ``rejections``.
+    public var rejectedIDs: Set<Entity.ID> { Set(rejections.keys) }
     /// When a sync last finished without an error, kept across restarts; `nil`: never.
     public var lastSyncedAt: Date?
     /// The error of the last sync that failed since then, or `nil`.
@@ -17,12 +22,12 @@ public struct OfflineSnapshot<Entity: Identifiable & Sendable>: Sendable where E
 
     /// Creates a snapshot from its parts.
     public init(
-        entities: [Entity], pendingIDs: Set<Entity.ID>, rejectedIDs: Set<Entity.ID>, lastSyncedAt: Date?,
-        lastSyncError: RepositoryError?
+        entities: [Entity], pendingIDs: Set<Entity.ID>, rejections: [Entity.ID: RepositoryError],
+        lastSyncedAt: Date?, lastSyncError: RepositoryError?
     ) {
         self.entities = entities
         self.pendingIDs = pendingIDs
-        self.rejectedIDs = rejectedIDs
+        self.rejections = rejections
         self.lastSyncedAt = lastSyncedAt
         self.lastSyncError = lastSyncError
     }

@@ -79,3 +79,16 @@ struct Chore: Codable, Identifiable, Sendable, Equatable {
                 ? nil : Date(timeIntervalSince1970: 1_700_000_000 + Double(index * 1_000 + revision)))
     }
 }
+
+/// A task as a careless client sends it: the rank and the due date as free text, which the
+/// real back-ends' validation refuses field by field.
+struct CarelessChore: Codable, Identifiable, Sendable {
+    var id: UUID
+    var title: String
+    var rank: String
+    var dueAt: String
+
+    /// A chore whose `rank` and `dueAt` no server takes.
+    static let refused = CarelessChore(
+        id: UUID(), title: "Water the plants", rank: "high", dueAt: "next Tuesday")
+}

@@ -60,7 +60,40 @@ import Testing
                 .save, removed: true, underlying: Underlying(), primary: "remote", second: "local store"),
             .writtenByNewerVersion(3, knownVersion: 2, location: "a.store"),
         ]
-        #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.allCases))
+        #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.all))
+    }
+
+    /// Every code, by the name it had as an enum case: its static member, its raw value and
+    /// its description are that name, so the outbox's stored codes still read back.
+    static let codesByName: [(RepositoryError.Code, String)] = [
+        (.notFound, "notFound"), (.unavailable, "unavailable"), (.timedOut, "timedOut"),
+        (.circuitOpen, "circuitOpen"), (.rejected, "rejected"), (.conflict, "conflict"),
+        (.locked, "locked"), (.corrupted, "corrupted"), (.encodingFailed, "encodingFailed"),
+        (.decodingFailed, "decodingFailed"), (.closed, "closed"), (.partiallyApplied, "partiallyApplied"),
+        (.writtenByNewerVersion, "writtenByNewerVersion"),
+    ]
+
+    @Test func everyCodeKeepsItsNameAsRawValueAndDescription() {
+        for (code, name) in Self.codesByName {
+            #expect(code.rawValue == name)
+            #expect(code.description == name)
+            #expect(RepositoryError.Code(rawValue: name) == code)
+        }
+        #expect(RepositoryError.Code.all.map(\.rawValue) == Self.codesByName.map(\.1))
+        #expect(RepositoryError.Code(rawValue: "aCodeOfALaterVersion") == nil)
+    }
+
+    @Test func aSwitchOverTheCodeMatchesItsStaticMembers() {
+        func advice(_ code: RepositoryError.Code) -> String {
+            switch code {
+            case .notFound: "gone"
+            case .unavailable, .timedOut: "offline"
+            default: "other"
+            }
+        }
+        #expect(advice(RepositoryError.notFound(id: 1).code) == "gone")
+        #expect(advice(.timedOut) == "offline")
+        #expect(advice(.conflict) == "other")
     }
 
     @Test func aCatchClauseCanMatchOnTheCode() {
