@@ -25,9 +25,13 @@ extension HTTPRepository {
     ///   `id`, and says in `reason` how many, and which, were saved before it: they stay
     ///   saved.
     ///
+    /// Every ID is checked first too: one that names no single resource fails the batch with
+    /// `rejected` before any request.
+    ///
     /// - Complexity: one request, or one per entity sent.
     public func save(contentsOf entities: [Entity]) async throws {
         guard !entities.isEmpty else { return }
+        try requireAddressable(entities.map(\.id), operation: "save(contentsOf:)")
         let key = Self.callKey()
         if let saveBatch = configuration.endpoints.saveBatch {
             let batch = mergingReplacements(entities)
@@ -35,7 +39,8 @@ extension HTTPRepository {
             do {
                 body = try configuration.coding.encodeBatch(batch, configuration.coding.makeEncoder())
             } catch {
-                throw RepositoryError.encodingFailed(id: nil, underlying: error)
+                throw firstEncodingFailure(
+                    in: batch, fallback: RepositoryError.encodingFailed(id: nil, underlying: error), encode)
             }
             let reply = try await exchange(
                 saveBatch(batch, resource), body: body, idempotencyKey: key, operation: "save(contentsOf:)")
@@ -43,7 +48,7 @@ extension HTTPRepository {
             return
         }
         let batch = entities
-        let bodies = try batch.map { ($0, try encode($0)) }
+        let bodies = try batch.map { ($0, try encodeForSending($0)) }
         var saved: [ID] = []
         for (index, (entity, body)) in bodies.enumerated() {
             do {
@@ -60,13 +65,31 @@ extension HTTPRepository {
         }
     }
 
+    /// Reads `ids`, one ``fetch(id:)`` each, in order, skipping the absent and repeated ones.
+    ///
+    /// - Throws: `rejected` before any request when one of `ids` names no single resource;
+    ///   else the first failure, as ``fetch(id:)`` throws it.
+    /// - Complexity: one request per distinct ID.
+    public func fetch(ids: [ID]) async throws -> [Entity] {
+        try requireAddressable(ids, operation: "fetch(ids:)")
+        var seen = Set<ID>()
+        var found: [Entity] = []
+        for id in ids where seen.insert(id).inserted {
+            try Task.checkCancellation()
+            if let entity = try await fetch(id: id) { found.append(entity) }
+        }
+        return found
+    }
+
     /// Deletes `ids`: in one request when ``Endpoints/deleteBatch`` is set (a `404` counts as
     /// done), else one ``delete(id:)`` each, in order. **Not atomic without the batch
     /// endpoint**: the first failure stops it, and its error says which were already deleted.
     ///
+    /// - Throws: `rejected` before any request when one of `ids` names no single resource.
     /// - Complexity: one request, or one per ID.
     public func delete(ids: [ID]) async throws {
         guard !ids.isEmpty else { return }
+        try requireAddressable(ids, operation: "delete(ids:)")
         let key = Self.callKey()
         if let deleteBatch = configuration.endpoints.deleteBatch {
             let reply = try await exchange(
@@ -107,6 +130,8 @@ extension HTTPRepository {
             return
         }
         let ids = try await fetchAll().map(\.id)
+        // An ID the server listed but no URL can name would address the collection itself.
+        try requireAddressable(ids, operation: "deleteAll()")
         var deleted: [ID] = []
         for id in ids {
             do {

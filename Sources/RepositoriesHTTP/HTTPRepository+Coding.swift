@@ -88,11 +88,26 @@ extension HTTPRepository {
 
         /// A `JSONEncoder` that writes dates as ISO 8601 in UTC, with the fraction of a second
         /// (to the microsecond) when there is one: the default.
+        ///
+        /// A date RFC 3339 cannot write (not finite, or outside the years 0000 to 9999) throws
+        /// `EncodingError.invalidValue` at its coding path, so nothing is sent; the server and
+        /// the next read could not take it back.
         @Sendable public static func iso8601Encoder() -> JSONEncoder {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .custom { date, encoder in
+                guard let text = InternetDate.format(date) else {
+                    // The seconds, not the date: describing a non-finite Date traps, and
+                    // every log of this error describes its value.
+                    throw EncodingError.invalidValue(
+                        date.timeIntervalSince1970,
+                        EncodingError.Context(
+                            codingPath: encoder.codingPath,
+                            debugDescription:
+                                "the date \(date.timeIntervalSince1970) seconds after 1970 cannot be written as "
+                                + "RFC 3339, whose years run from 0000 to 9999"))
+                }
                 var container = encoder.singleValueContainer()
-                try container.encode(InternetDate.format(date))
+                try container.encode(text)
             }
             return encoder
         }

@@ -22,8 +22,12 @@ extension HTTPRepository {
     /// - Returns: the entity as the server stored it.
     /// - Throws: `encodingFailed` (nothing sent); `decodingFailed` when the answer holds no
     ///   entity (the server created it, but it cannot be read back); else `RepositoryError` as
-    ///   the type's documentation lists.
+    ///   the type's documentation lists; `rejected` before any request when the create is sent
+    ///   to the entity's own URL (``Endpoints/create`` with `resource.item(id)`) and its ID
+    ///   names no single resource. A placeholder ID of a create posted to the collection is
+    ///   never checked.
     public func create(_ entity: Entity) async throws -> Entity {
+        if createAddressesItem(entity) { try requireAddressable(entity.id, operation: "create(_:)") }
         let body = try encodeNew(entity)
         return try await create(entity, body: body, key: Self.callKey(), operation: "create(_:)")
     }
@@ -58,6 +62,8 @@ extension HTTPRepository {
     /// - Complexity: one request, or one per entity.
     public func create(contentsOf entities: [Entity]) async throws -> [Entity] {
         guard !entities.isEmpty else { return [] }
+        try requireAddressable(
+            entities.filter(createAddressesItem).map(\.id), operation: "create(contentsOf:)")
         let key = Self.callKey()
         if let createBatch = configuration.endpoints.createBatch {
             return try await createInOneRequest(entities, createBatch(entities, resource), key: key)
@@ -111,7 +117,8 @@ extension HTTPRepository {
         do {
             return try configuration.coding.encodeNew(entity, configuration.coding.makeEncoder())
         } catch {
-            throw RepositoryError.encodingFailed(id: describe(entity.id), underlying: error)
+            throw naming(
+                RepositoryError.encodingFailed(id: describe(entity.id), underlying: error), of: entity)
         }
     }
 
@@ -148,7 +155,8 @@ extension HTTPRepository {
         do {
             body = try configuration.coding.encodeNewBatch(entities, configuration.coding.makeEncoder())
         } catch {
-            throw RepositoryError.encodingFailed(id: nil, underlying: error)
+            throw firstEncodingFailure(
+                in: entities, fallback: RepositoryError.encodingFailed(id: nil, underlying: error), encodeNew)
         }
         let reply = try await exchange(
             endpoint, body: body, idempotencyKey: key, operation: "create(contentsOf:)")

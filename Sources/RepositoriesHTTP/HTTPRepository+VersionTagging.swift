@@ -12,7 +12,8 @@ extension HTTPRepository: VersionTaggingRepository {
     /// delete does not go to the item URL (a `POST` to the collection, say), where no write
     /// can be made conditional on it.
     ///
-    /// - Throws: `RepositoryError` as the type's documentation lists.
+    /// - Throws: `rejected` before any request when `id` names no single resource, else
+    ///   `RepositoryError` as the type's documentation lists.
     public func fetchTagged(id: ID) async throws -> TaggedEntity<Entity>? {
         guard let tagged = try await fetchWithTag(id, operation: "fetchTagged(id:)") else { return nil }
         return canWriteConditionally(tagged.entity) ? tagged : TaggedEntity(tagged.entity, tag: nil)
@@ -23,10 +24,12 @@ extension HTTPRepository: VersionTaggingRepository {
     ///
     /// - Throws: `conflict` when the server answers `412` (the entity changed since `tag`)
     ///   or `404`/`410` (it was deleted since); `rejected` when this configuration saves to
-    ///   another URL than the item's, where the condition would name another resource;
-    ///   `encodingFailed` (nothing sent); else `RepositoryError` as the type's documentation
+    ///   another URL than the item's, where the condition would name another resource, or
+    ///   when the entity's ID names no single resource; `encodingFailed` naming the field
+    ///   (nothing sent); else `RepositoryError` as the type's documentation
     ///   lists.
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
+        try requireAddressable(entity.id, operation: "save(_:ifMatch:)")
         guard canWriteConditionally(entity) else {
             throw RepositoryError.rejected(
                 "save(_:ifMatch:) of entity \(describe(entity.id)): this configuration saves to "
@@ -34,7 +37,7 @@ extension HTTPRepository: VersionTaggingRepository {
                     + "entity's item URL, so the save cannot be made conditional on the entity's tag",
                 recovery: "Save to the item URL (Endpoints.save), or call save(_:) without a condition")
         }
-        let body = try encode(entity)
+        let body = try encodeForSending(entity)
         let readFrom = configuration.endpoints.fetch(entity.id, resource).url
         let reply = try await exchange(
             configuration.endpoints.save(entity, resource), body: body, tagKey: readFrom, ifMatchTag: tag,
@@ -52,8 +55,10 @@ extension HTTPRepository: VersionTaggingRepository {
     /// done.
     ///
     /// - Throws: `conflict` when the server answers `412` (the entity changed since `tag`);
-    ///   else `RepositoryError` as the type's documentation lists.
+    ///   `rejected` before any request when `id` names no single resource; else
+    ///   `RepositoryError` as the type's documentation lists.
     public func delete(id: ID, ifMatch tag: String) async throws {
+        try requireAddressable(id, operation: "delete(id:ifMatch:)")
         let readFrom = configuration.endpoints.fetch(id, resource).url
         let reply = try await exchange(
             configuration.endpoints.delete(id, resource), tagKey: readFrom, ifMatchTag: tag,
@@ -64,6 +69,7 @@ extension HTTPRepository: VersionTaggingRepository {
 
     /// Reads `id` at its item URL, keeping the reply's `ETag`.
     func fetchWithTag(_ id: ID, operation: String) async throws -> TaggedEntity<Entity>? {
+        try requireAddressable(id, operation: operation)
         let endpoint = configuration.endpoints.fetch(id, resource)
         let reply = try await exchange(endpoint, operation: operation)
         if reply.status == 404 || reply.status == 410 { return nil }

@@ -56,6 +56,16 @@ import Repositories
 /// error says which entity failed and which were already saved. An API with a bulk
 /// endpoint can make batches atomic: set ``Endpoints/saveBatch``.
 ///
+/// ## Values refused before the wire
+///
+/// An ID that names no single resource (empty, `.`, `..`, or with a `.` or `..` between
+/// slashes, which a server that decodes `%2F` resolves to another path) is refused with
+/// `rejected` by every operation that addresses an entity, batches included, before any
+/// request: `DELETE /todos/` would address the whole collection. An entity that cannot be
+/// encoded, such as one with a date RFC 3339 cannot write (not finite, or outside the years
+/// 0000 to 9999), fails with `encodingFailed` naming its ID and the field, and nothing is
+/// sent.
+///
 /// ## Topics
 ///
 /// ### Creating a repository
@@ -121,7 +131,9 @@ where Entity.ID: Codable & Sendable {
     /// Reads the entity at its item URL (`GET baseURL/{id}` by default).
     ///
     /// - Returns: the entity, or `nil` when the server answers `404 Not Found` or `410 Gone`.
-    /// - Throws: `RepositoryError` as the type's documentation lists.
+    /// - Throws: `rejected` before any request when `id` names no single resource (empty,
+    ///   `.`, `..`, or a `.` or `..` between slashes); else `RepositoryError` as the type's
+    ///   documentation lists.
     public func fetch(id: ID) async throws -> Entity? {
         try await fetchWithTag(id, operation: "fetch(id:)")?.entity
     }
@@ -171,18 +183,23 @@ where Entity.ID: Codable & Sendable {
     /// The request carries the call's idempotency key (see
     /// ``Configuration/idempotencyKeyHeader``).
     ///
-    /// - Throws: `encodingFailed` (nothing sent), or `RepositoryError` as the
-    ///   type's documentation lists; `conflict` when `If-Match` failed.
+    /// - Throws: `rejected` when the entity's ID names no single resource, and
+    ///   `encodingFailed` naming the field that cannot be encoded (a date RFC 3339 cannot
+    ///   write, say), both before any request; else `RepositoryError` as the type's
+    ///   documentation lists; `conflict` when `If-Match` failed.
     public func save(_ entity: Entity) async throws {
-        let body = try encode(entity)
+        try requireAddressable(entity.id, operation: "save(_:)")
+        let body = try encodeForSending(entity)
         try await send(entity, body: body, key: Self.callKey(), operation: "save(_:)")
     }
 
     /// Deletes the entity at its item URL (`DELETE baseURL/{id}` by default); a `404` or
     /// `410` counts as done.
     ///
-    /// - Throws: `RepositoryError` as the type's documentation lists.
+    /// - Throws: `rejected` before any request when `id` names no single resource, else
+    ///   `RepositoryError` as the type's documentation lists.
     public func delete(id: ID) async throws {
+        try requireAddressable(id, operation: "delete(id:)")
         try await delete(id, key: Self.callKey(), operation: "delete(id:)")
     }
 

@@ -3,16 +3,27 @@ import Foundation
 /// ISO 8601 dates as web APIs write them (RFC 3339), formatted and parsed with plain
 /// arithmetic, so every platform reads the same text the same way.
 enum InternetDate {
+    /// 0000-01-01T00:00:00Z, the first instant RFC 3339 can write, in seconds since 1970.
+    static let earliest = -62_167_219_200
+    /// 10000-01-01T00:00:00Z, the first instant after the last one RFC 3339 can write (its
+    /// years have four digits), in seconds since 1970.
+    static let end = 253_402_300_800
+
     /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.25Z` when the date has a fraction of a
-    /// second (written to the microsecond, trailing zeros dropped).
-    static func format(_ date: Date) -> String {
+    /// second (written to the microsecond, trailing zeros dropped); `nil` when RFC 3339 cannot
+    /// write the date: not finite, or outside the years 0000 to 9999 once rounded to the
+    /// microsecond.
+    static func format(_ date: Date) -> String? {
         let interval = date.timeIntervalSince1970
+        // Checked as a Double first: converting a non-finite or huge one to Int traps.
+        guard interval.isFinite, interval >= Double(earliest), interval < Double(end) else { return nil }
         var seconds = Int(interval.rounded(.down))
         var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
         if micros >= 1_000_000 {
             seconds += 1
             micros -= 1_000_000
         }
+        guard seconds < end else { return nil }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)

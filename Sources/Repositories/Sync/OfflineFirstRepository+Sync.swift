@@ -8,6 +8,9 @@ extension OfflineFirstRepository {
     /// - Throws: the first transient failure (the remote unreachable or busy: the changes
     ///   not sent stay pending, their try counted), or the pull's error. A change the remote
     ///   refuses is not thrown: it becomes ``SyncStatus/rejected(_:)`` and the others go on.
+    ///   So does a change the remote refuses before anything is sent (`encodingFailed`, or an
+    ///   error whose `underlying` is ``RefusedBeforeSending``, such as an ID that names no
+    ///   resource), even while its current copy is read.
     public func sync() async throws {
         try await prepared()
         try await engine.syncOrder.withLock(.all) {
@@ -41,16 +44,21 @@ extension OfflineFirstRepository {
     private func push() async throws {
         let pending = try await outbox.records().filter { !$0.rejected }
         guard !pending.isEmpty else { return }
-        let current: [ID: TaggedEntity<Entity>]
+        let current: Copies
         do {
             current = try await currentCopies(of: pending.map(\.id))
         } catch {
             try await outbox.fail(pending, with: error, rejected: false)
             throw error
         }
-        var toSend: [Outgoing] = []
         for record in pending {
-            let copy = current[record.id]
+            if let error = current.refused[record.id] {
+                try await outbox.fail([record], with: error, rejected: true)
+            }
+        }
+        var toSend: [Outgoing] = []
+        for record in pending where current.refused[record.id] == nil {
+            let copy = current.copies[record.id]
             if let settled = try await settle(record, remote: copy?.entity) {
                 toSend.append(Outgoing(record: settled, tag: copy?.tag))
             }
@@ -58,21 +66,58 @@ extension OfflineFirstRepository {
         try await send(toSend)
     }
 
-    /// The remote's current copies of `ids`, each with its version's tag when the remote
-    /// tags versions (``VersionTaggingRepository``), else with none.
-    private func currentCopies(of ids: [ID]) async throws -> [ID: TaggedEntity<Entity>] {
+    /// What the remote holds for the pending IDs, and the IDs whose read it refused before
+    /// anything was sent (their changes can never be sent as they are).
+    private struct Copies {
         var copies: [ID: TaggedEntity<Entity>] = [:]
+        var refused: [ID: any Error] = [:]
+    }
+
+    /// The remote's current copies of `ids`, each with its version's tag when the remote
+    /// tags versions (``VersionTaggingRepository``), else with none. A read the remote refuses
+    /// before the wire (``isRefusedBeforeSending(_:)``) marks that ID refused, and the others
+    /// are read; a batch read so refused is read again one ID at a time to find it.
+    private func currentCopies(of ids: [ID]) async throws -> Copies {
+        var result = Copies()
         if let tagging = remote as? any VersionTaggingRepository<Entity, ID> {
             for id in ids {
                 try Task.checkCancellation()
-                if let copy = try await tagging.fetchTagged(id: id) { copies[id] = copy }
+                do {
+                    if let copy = try await tagging.fetchTagged(id: id) { result.copies[id] = copy }
+                } catch  where Self.isRefusedBeforeSending(error) {
+                    result.refused[id] = error
+                }
             }
-        } else {
-            for entity in try await remote.fetch(ids: ids) {
-                copies[entity.id] = TaggedEntity(entity, tag: nil)
-            }
+            return result
         }
-        return copies
+        do {
+            for entity in try await remote.fetch(ids: ids) {
+                result.copies[entity.id] = TaggedEntity(entity, tag: nil)
+            }
+        } catch  where Self.isRefusedBeforeSending(error) && ids.count > 1 {
+            for id in ids {
+                try Task.checkCancellation()
+                do {
+                    for entity in try await remote.fetch(ids: [id]) {
+                        result.copies[entity.id] = TaggedEntity(entity, tag: nil)
+                    }
+                } catch  where Self.isRefusedBeforeSending(error) {
+                    result.refused[id] = error
+                }
+            }
+        } catch  where Self.isRefusedBeforeSending(error) {
+            if let id = ids.first { result.refused[id] = error }
+        }
+        return result
+    }
+
+    /// Whether the remote refused `error`'s call before anything was sent, for a value it
+    /// can never send as it is: `encodingFailed`, or an error whose `underlying` is
+    /// ``RefusedBeforeSending``. Such a refusal is about one change, not the remote, so it
+    /// rejects that change alone.
+    static func isRefusedBeforeSending(_ error: any Error) -> Bool {
+        guard let error = error as? RepositoryError else { return false }
+        return error.code == .encodingFailed || error.underlying is RefusedBeforeSending
     }
 
     /// The record to send for `record` given the remote's current copy, after the conflict

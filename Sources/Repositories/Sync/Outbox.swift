@@ -55,7 +55,9 @@ where Entity.ID: Codable & Sendable {
     ///   - migrations: the entity's current version and the upgrades from older ones; give
     ///     the same migrations as the local store's. By default, version 1.
     /// - Throws: what ``FileRepository/init(fileURL:options:migrations:)`` throws: `locked`,
-    ///   `corrupted` (the file untouched), `rejected`; `writtenByNewerVersion` when a
+    ///   `corrupted` (the file untouched), also when a change holds a counter the outbox
+    ///   never writes (a revision at `UInt64.max`, a count of tries below zero or at
+    ///   `Int.max`: damage or tampering), naming the change; `rejected`; `writtenByNewerVersion` when a
     ///   newer release of the app queued the changes (the file untouched); `decodingFailed`
     ///   naming the change's ID when a queued entity does not decode as its version's
     ///   shape or an upgrade throws (the file untouched: a pending change is never set
@@ -68,6 +70,14 @@ where Entity.ID: Codable & Sendable {
                 fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait),
                 migrations: try Self.recordMigrations(migrations))
         } catch var error as RepositoryError where error.code == .decodingFailed {
+            if let damage = error.underlying as? OutboxCounterDamage {
+                var corrupted = RepositoryError.corrupted(
+                    "A change in the outbox, \(error.record ?? "a record"), holds \(damage), which the "
+                        + "outbox never writes: the file was damaged or changed by something else",
+                    location: fileURL.path, underlying: damage)
+                corrupted.record = error.record
+                throw corrupted
+            }
             // The file store's advice to set the record aside does not apply: a change set
             // aside would never be sent.
             error.recovery =
@@ -182,7 +192,7 @@ where Entity.ID: Codable & Sendable {
                 latest[change.id] = Record(
                     id: change.id, entity: change.entity,
                     base: existing[change.id].map(\.base) ?? localBases[change.id],
-                    key: IdempotencyKey.make(), revision: revisions.next(), attempts: 0, lastError: nil,
+                    key: IdempotencyKey.make(), revision: try nextRevision(), attempts: 0, lastError: nil,
                     rejected: false, madeAt: now)
             }
             var seen = Set<Entity.ID>()
@@ -228,9 +238,20 @@ where Entity.ID: Codable & Sendable {
 
     /// Notes a failed try of each change in `sent` that is still current: `rejected` stops
     /// it being tried again.
+    ///
+    /// - Throws: `corrupted` naming the change when its count of tries cannot grow (it is
+    ///   at `Int.max - 1`, which only damage or tampering reaches); nothing is written then.
     func fail(_ sent: [Record], with error: any Error, rejected: Bool) async throws {
         try await update(sent) { record in
-            record.attempts += 1
+            guard let attempts = OutboxCounters.attempts(after: record.attempts) else {
+                var damage = RepositoryError.corrupted(
+                    "The count of tries of the change to \(record.id) in the outbox, \(record.attempts), "
+                        + "cannot grow: only damage or tampering reaches it",
+                    location: fileURL.path)
+                damage.record = "\(record.id)"
+                throw damage
+            }
+            record.attempts = attempts
             record.lastError = .init(error)
             record.rejected = rejected
         }
@@ -278,17 +299,31 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    private func update(_ sent: [Record], _ change: (inout Record) -> Void) async throws {
+    private func update(_ sent: [Record], _ change: (inout Record) throws -> Void) async throws {
         try await lock.withLock(.keys(Set(sent.map(\.id)))) {
             let current = try await records(sent.map(\.id))
-            let updated = sent.compactMap { record -> Record? in
+            let updated = try sent.compactMap { record -> Record? in
                 guard var now = current[record.id], now.revision == record.revision else { return nil }
-                change(&now)
+                try change(&now)
                 return now
             }
             if !updated.isEmpty { try await store.save(contentsOf: updated) }
             try await publish()
         }
+    }
+
+    /// The revision of the next change recorded.
+    ///
+    /// - Throws: `corrupted` when the revisions are used up, which only a damaged or forged
+    ///   revision on disk (just below `UInt64.max`) makes happen; nothing is written then.
+    private func nextRevision() throws -> UInt64 {
+        guard let revision = revisions.next() else {
+            throw RepositoryError.corrupted(
+                "The outbox's revisions are used up: a change on disk holds one just below UInt64.max, "
+                    + "which only damage or tampering reaches",
+                location: fileURL.path)
+        }
+        return revision
     }
 
     private func publish() async throws {
@@ -297,14 +332,16 @@ where Entity.ID: Codable & Sendable {
     }
 }
 
-/// Hands out increasing revisions, continuing after the highest one on disk.
+/// Hands out increasing revisions, continuing after the highest one on disk; `nil` once
+/// they are used up (``OutboxCounters/revision(after:)``), never a trap.
 private final class RevisionCounter: Sendable {
     private let last: Mutex<UInt64>
     init(after highest: UInt64) { last = Mutex(highest) }
-    func next() -> UInt64 {
+    func next() -> UInt64? {
         last.withLock { value in
-            value += 1
-            return value
+            guard let next = OutboxCounters.revision(after: value) else { return nil }
+            value = next
+            return next
         }
     }
 }

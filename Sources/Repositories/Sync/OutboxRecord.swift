@@ -26,6 +26,10 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
     var rejected: Bool
     var madeAt: Date
 
+    enum CodingKeys: String, CodingKey {
+        case id, entity, base, key, revision, attempts, lastError, rejected, madeAt
+    }
+
     /// The same change with its entity and base passed through `transform`.
     func mapPayload<New: Sendable>(_ transform: (Payload) throws -> New) rethrows -> StoredChange<New, ID> {
         StoredChange<New, ID>(
@@ -37,7 +41,64 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
 }
 
 extension StoredChange: Encodable where Payload: Encodable {}
-extension StoredChange: Decodable where Payload: Decodable {}
+
+extension StoredChange: Decodable where Payload: Decodable {
+    /// Decodes a record, and refuses one whose counters the outbox never writes
+    /// (``OutboxCounters/damage(revision:attempts:)``), so a damaged or forged counter reads as
+    /// damage when the outbox opens, before any upgrade rewrites the file, rather than trapping
+    /// when it next grows.
+    ///
+    /// - Throws: ``OutboxCounterDamage`` for such a counter.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(ID.self, forKey: .id)
+        entity = try container.decodeIfPresent(Payload.self, forKey: .entity)
+        base = try container.decodeIfPresent(Payload.self, forKey: .base)
+        key = try container.decode(String.self, forKey: .key)
+        revision = try container.decode(UInt64.self, forKey: .revision)
+        attempts = try container.decode(Int.self, forKey: .attempts)
+        lastError = try container.decodeIfPresent(StoredChangeError.self, forKey: .lastError)
+        rejected = try container.decode(Bool.self, forKey: .rejected)
+        madeAt = try container.decode(Date.self, forKey: .madeAt)
+        if let damage = OutboxCounters.damage(revision: revision, attempts: attempts) {
+            throw OutboxCounterDamage(description: damage)
+        }
+    }
+}
+
+/// The ranges of an outbox record's counters, and their checked growth: the outbox never
+/// writes `UInt64.max` as a revision (a record holding it would leave no next one) nor a
+/// count of tries below zero or at `Int.max`, so what it writes it reads back, and a value
+/// outside is damage.
+enum OutboxCounters {
+    /// The revision after `revision`; `nil` when that would reach `UInt64.max`.
+    static func revision(after revision: UInt64) -> UInt64? {
+        let (next, overflow) = revision.addingReportingOverflow(1)
+        return overflow || next == .max ? nil : next
+    }
+
+    /// The count of tries after `attempts`; `nil` when that would reach `Int.max`.
+    static func attempts(after attempts: Int) -> Int? {
+        let (next, overflow) = attempts.addingReportingOverflow(1)
+        return overflow || next == .max ? nil : next
+    }
+
+    /// What is wrong with a record's counters, as a phrase, or `nil` when the outbox could
+    /// have written them.
+    static func damage(revision: UInt64, attempts: Int) -> String? {
+        if revision == .max { return "the revision \(revision), after which there is none" }
+        if attempts < 0 { return "the count of tries (attempts) \(attempts), below zero" }
+        if attempts == .max { return "the count of tries (attempts) \(attempts), which cannot grow" }
+        return nil
+    }
+}
+
+/// A record whose counters the outbox never writes; opening the outbox reports it as
+/// `corrupted`.
+struct OutboxCounterDamage: Error, CustomStringConvertible {
+    /// What is wrong, as a phrase: "the revision 18446744073709551615, after which there is none".
+    var description: String
+}
 
 extension StoredChange where Payload: Codable & Identifiable, Payload.ID == ID {
     var change: PendingChange<Payload> {
