@@ -37,17 +37,17 @@ import Testing
             let error = try #require(snapshot.rejections[1])
             #expect(error.code == .rejected)
             #expect(error.reason.contains("422"), "\(error)")
-            withKnownIssue(
-                """
-                The outbox keeps a refusal's code, reason and recovery only (StoredChangeError in \
-                OutboxRecord.swift), so its status and field errors are lost on the way to the \
-                snapshot; when it keeps them, this passes and the known issue goes
-                """
-            ) {
-                #expect(error.fieldErrors == ["title": ["must not be empty"]])
-                #expect(error.httpStatus == 422)
-            }
+            #expect(error.fieldErrors == ["title": ["must not be empty"]])
+            #expect(error.httpStatus == 422)
             #expect(snapshot.pendingIDs.isEmpty, "the other change was sent")
+
+            // The outbox keeps them on disk: a restart shows the same refusal.
+            try await todos.local.close()
+            try await todos.outbox.close()
+            let reopened = try await device(url, in: directory)
+            let again = try #require(try await reopened.snapshot(Query()).rejections[1])
+            #expect(
+                again.fieldErrors == ["title": ["must not be empty"]] && again.httpStatus == 422, "\(again)")
         }
     }
 

@@ -113,17 +113,26 @@ struct StoredChangeError: Codable, Sendable {
     var code: String
     var reason: String
     var recovery: String?
+    /// The HTTP status of a refusal, so a UI can tell a 422 from a 403 after a restart.
+    /// Absent in records written before it was kept.
+    var httpStatus: Int?
+    /// The refusal's field errors, by Swift property name, for a form to show beside each
+    /// field. Absent (or `nil`) when there were none, and in records written before.
+    var fieldErrors: [String: [String]]?
 
     init(_ error: any Error) {
         let error = RepositoryError.wrapping(error)
         code = error.code.rawValue
         reason = error.reason
         recovery = error.recovery
+        httpStatus = error.httpStatus
+        fieldErrors = error.fieldErrors.isEmpty ? nil : error.fieldErrors
     }
 
     var error: RepositoryError {
         RepositoryError(
-            RepositoryError.Code(rawValue: code) ?? .unavailable, reason: reason, recovery: recovery)
+            RepositoryError.Code(rawValue: code) ?? .unavailable, reason: reason, recovery: recovery,
+            httpStatus: httpStatus, fieldErrors: fieldErrors ?? [:])
     }
 }
 
