@@ -138,7 +138,7 @@ extension HTTPRepository {
                 try Task.checkCancellation()
                 // Keyed by the ID, not the position: a retry reads a shorter collection.
                 try await delete(
-                    id, key: "\(key)-\(Self.fingerprint(resource.segment(for: id)))", operation: "deleteAll()"
+                    id, key: "\(key)-\(Fingerprint.of(resource.segment(for: id)))", operation: "deleteAll()"
                 )
             } catch var error as RepositoryError {
                 error.reason =
@@ -194,15 +194,5 @@ extension HTTPRepository {
     /// The idempotency key of the call starting: the task's, else a new one.
     static func callKey() -> String {
         IdempotencyKey.current ?? IdempotencyKey.make()
-    }
-
-    /// A short, stable name for `text` (FNV-1a, 64 bits, in hex), to derive a key from an ID.
-    static func fingerprint(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return String(hash, radix: 16)
     }
 }

@@ -13,7 +13,7 @@ extension OfflineFirstRepository {
     ///   resource), even while its current copy is read.
     public func sync() async throws {
         try await prepared()
-        try await engine.syncOrder.withLock(.all) {
+        try await engine.whileSyncing {
             do {
                 try await push()
                 try await pull()
@@ -29,13 +29,8 @@ extension OfflineFirstRepository {
     // MARK: Push
 
     private typealias Record = OutboxRecord<Entity>
-
-    /// A change on its way out, with the tag of the remote's version it was settled against
-    /// when the remote tags versions (then the write is sent on that tag).
-    private struct Outgoing {
-        var record: Record
-        var tag: String?
-    }
+    private typealias Plan = SyncPlan<Entity>
+    private typealias Outgoing = Plan.Outgoing
 
     /// How often a conditional write refused because the remote changed meanwhile is
     /// settled and sent again within one sync, before it waits for the next.
@@ -58,9 +53,8 @@ extension OfflineFirstRepository {
         }
         var toSend: [Outgoing] = []
         for record in pending where current.refused[record.id] == nil {
-            let copy = current.copies[record.id]
-            if let settled = try await settle(record, remote: copy?.entity) {
-                toSend.append(Outgoing(record: settled, tag: copy?.tag))
+            if let outgoing = try await settle(record, remote: current.copies[record.id]) {
+                toSend.append(outgoing)
             }
         }
         try await send(toSend)
@@ -75,7 +69,7 @@ extension OfflineFirstRepository {
 
     /// The remote's current copies of `ids`, each with its version's tag when the remote
     /// tags versions (``VersionTaggingRepository``), else with none. A read the remote refuses
-    /// before the wire (``isRefusedBeforeSending(_:)``) marks that ID refused, and the others
+    /// before the wire (``SyncFailure/isRefusedBeforeSending(_:)``) marks that ID refused, and the others
     /// are read; a batch read so refused is read again one ID at a time to find it.
     private func currentCopies(of ids: [ID]) async throws -> Copies {
         var result = Copies()
@@ -84,7 +78,7 @@ extension OfflineFirstRepository {
                 try Task.checkCancellation()
                 do {
                     if let copy = try await tagging.fetchTagged(id: id) { result.copies[id] = copy }
-                } catch  where Self.isRefusedBeforeSending(error) {
+                } catch  where SyncFailure.isRefusedBeforeSending(error) {
                     result.refused[id] = error
                 }
             }
@@ -94,118 +88,80 @@ extension OfflineFirstRepository {
             for entity in try await remote.fetch(ids: ids) {
                 result.copies[entity.id] = TaggedEntity(entity, tag: nil)
             }
-        } catch  where Self.isRefusedBeforeSending(error) && ids.count > 1 {
+        } catch  where SyncFailure.isRefusedBeforeSending(error) && ids.count > 1 {
             for id in ids {
                 try Task.checkCancellation()
                 do {
                     for entity in try await remote.fetch(ids: [id]) {
                         result.copies[entity.id] = TaggedEntity(entity, tag: nil)
                     }
-                } catch  where Self.isRefusedBeforeSending(error) {
+                } catch  where SyncFailure.isRefusedBeforeSending(error) {
                     result.refused[id] = error
                 }
             }
-        } catch  where Self.isRefusedBeforeSending(error) {
+        } catch  where SyncFailure.isRefusedBeforeSending(error) {
             if let id = ids.first { result.refused[id] = error }
         }
         return result
     }
 
-    /// Whether the remote refused `error`'s call before anything was sent, for a value it
-    /// can never send as it is: `encodingFailed`, or an error whose `underlying` is
-    /// ``RefusedBeforeSending``. Such a refusal is about one change, not the remote, so it
-    /// rejects that change alone.
-    static func isRefusedBeforeSending(_ error: any Error) -> Bool {
-        guard let error = error as? RepositoryError else { return false }
-        return error.code == .encodingFailed || error.underlying is RefusedBeforeSending
-    }
-
-    /// The record to send for `record` given the remote's current copy, after the conflict
-    /// policy had its say; `nil` when nothing is to be sent: the remote already holds the
-    /// change (an earlier try landed and its answer was lost), or its version won.
-    private func settle(_ record: Record, remote current: Entity?) async throws -> Record? {
-        if Self.same(current, record.entity) {
+    /// Carries out the plan's decision for `record` given the remote's current copy (see
+    /// ``SyncPlan/decide(_:remote:policy:)``), and returns the change to send, or `nil` when
+    /// nothing is to be sent.
+    private func settle(_ record: Record, remote current: TaggedEntity<Entity>?) async throws -> Outgoing? {
+        switch Plan.decide(record, remote: current?.entity, policy: conflicts) {
+        case .alreadyApplied:
             try await outbox.acknowledge([record])
             return nil
-        }
-        guard !Self.same(current, record.base) else { return record }
-        switch conflicts {
-        case .lastWriterWins:
-            return record
-        case .serverWins:
-            try await keepRemote(current, for: record)
+        case .send:
+            return Outgoing(record: record, tag: current?.tag)
+        case .keepRemote(let version):
+            try await keepRemote(version, for: record)
             return nil
-        case .merge(let resolve):
-            switch (record.entity, current) {
-            case (let mine?, let theirs?):
-                return try await engine.writeOrder.withLock(.key(record.id)) {
-                    try Task.checkCancellation()
-                    // The outbox and the local store both take the merge, or neither.
-                    return try await runningToCompletion { [outbox, local] in
-                        let merged = resolve(record.base, mine, theirs)
-                        guard let updated = try await outbox.replaceEntity(of: record, with: merged) else {
-                            return nil
-                        }
-                        try await local.save(merged)
-                        return updated
-                    }
+        case .sendMerged(let merged):
+            // The outbox and the local store both take the merge, or neither.
+            let updated = try await engine.write(.key(record.id)) { [outbox, local] () -> Record? in
+                guard let updated = try await outbox.replaceEntity(of: record, with: merged) else {
+                    return nil
                 }
-            case (nil, _?):
-                // This device deleted what the remote changed: the change is kept.
-                try await keepRemote(current, for: record)
-                return nil
-            default:
-                return record
+                try await local.save(merged)
+                return updated
             }
+            return updated.map { Outgoing(record: $0, tag: current?.tag) }
         }
     }
 
     /// Drops `record` and puts the remote's version (`nil`: none) in the local store,
-    /// unless a later change replaced the record meanwhile.
+    /// unless a later change replaced the record meanwhile; both, or neither.
     private func keepRemote(_ current: Entity?, for record: Record) async throws {
-        try await engine.writeOrder.withLock(.key(record.id)) {
-            try Task.checkCancellation()
-            // The local store takes the remote's version and the outbox drops the change, or neither.
-            try await runningToCompletion { [outbox, local] in
-                guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
-                    return
-                }
-                if let current {
-                    try await local.save(current)
-                } else {
-                    try await local.delete(id: record.id)
-                }
-                try await outbox.drop([record])
+        try await engine.write(.key(record.id)) { [outbox, local] in
+            guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
+                return
             }
+            if let current {
+                try await local.save(current)
+            } else {
+                try await local.delete(id: record.id)
+            }
+            try await outbox.drop([record])
         }
     }
 
-    /// Sends `changes` in order: a change settled against a tagged version alone, on its
-    /// tag; the others in runs of saves and of deletes, one batch call each. A batch the
-    /// remote refuses is sent again one change at a time to find the one it refuses.
+    /// Sends `changes` in the plan's requests (see ``SyncPlan/requests(for:)``). A run the
+    /// remote refuses is sent again one change at a time to find the one it refuses. A
+    /// transient failure leaves this change and every later one pending, and is thrown.
     private func send(_ changes: [Outgoing]) async throws {
-        var index = 0
-        while index < changes.count {
-            var end = index + 1
-            if changes[index].tag == nil {
-                let isSave = changes[index].record.entity != nil
-                while end < changes.count, changes[end].tag == nil,
-                    (changes[end].record.entity != nil) == isSave
-                {
-                    end += 1
-                }
-            }
+        let requests = Plan.requests(for: changes)
+        for (index, request) in requests.enumerated() {
             do {
-                if let tag = changes[index].tag {
-                    try await sendConditionally(changes[index].record, on: tag)
-                } else {
-                    try await sendRun(changes[index..<end].map(\.record))
+                switch request {
+                case .conditional(let record, let tag): try await sendConditionally(record, on: tag)
+                case .saves(let run), .deletes(let run): try await sendRun(run)
                 }
-            } catch let error where Self.isTransient(error) {
-                try await outbox.fail(changes[index...].map(\.record), with: error, rejected: false)
+            } catch let error where SyncFailure.leavesChangePending(error) {
+                try await outbox.fail(requests[index...].flatMap(\.records), with: error, rejected: false)
                 throw error
             }
-            index = end
         }
     }
 
@@ -215,7 +171,7 @@ extension OfflineFirstRepository {
             try await deliver(run)
             _OfflineFirstTestHooks.reached(.sent)
             try await outbox.acknowledge(run)
-        } catch let error where !Self.isTransient(error) {
+        } catch let error where !SyncFailure.leavesChangePending(error) {
             guard run.count > 1 else {
                 try await outbox.fail(run, with: error, rejected: true)
                 return
@@ -225,7 +181,7 @@ extension OfflineFirstRepository {
     }
 
     private func deliver(_ run: [Record]) async throws {
-        try await withIdempotencyKey(Self.key(of: run)) {
+        try await withIdempotencyKey(Plan.key(of: run)) {
             let saves = run.compactMap(\.entity)
             if saves.count == 1, let entity = saves.first {
                 try await remote.save(entity)
@@ -251,10 +207,8 @@ extension OfflineFirstRepository {
         for round in 1...Self.conditionalRounds {
             guard let tag = outgoing.tag else { return try await sendRun([outgoing.record]) }
             do {
-                // The key names the change and the version it is sent on: a try sent again
-                // after a lost answer is the same request; one on a newer version is not.
                 _OfflineFirstTestHooks.reached(.sending)
-                try await withIdempotencyKey(outgoing.record.key + "@" + Self.fingerprint(tag)) {
+                try await withIdempotencyKey(Plan.key(of: outgoing.record, on: tag)) {
                     if let entity = outgoing.record.entity {
                         try await tagging.save(entity, ifMatch: tag)
                     } else {
@@ -268,68 +222,29 @@ extension OfflineFirstRepository {
                     return try await outbox.fail([outgoing.record], with: error, rejected: false)
                 }
                 let copy = try await tagging.fetchTagged(id: outgoing.record.id)
-                guard let settled = try await settle(outgoing.record, remote: copy?.entity) else { return }
-                outgoing = Outgoing(record: settled, tag: copy?.tag)
-            } catch let error where !Self.isTransient(error) {
+                guard let settled = try await settle(outgoing.record, remote: copy) else { return }
+                outgoing = settled
+            } catch let error where !SyncFailure.leavesChangePending(error) {
                 return try await outbox.fail([outgoing.record], with: error, rejected: true)
             }
         }
-    }
-
-    /// The idempotency key of a run: the change's own for one change, and for several one
-    /// derived from theirs, so a run sent again carries the same key.
-    private static func key(of run: [Record]) -> String {
-        if run.count == 1, let record = run.first { return record.key }
-        return "batch-\(run.count)-" + fingerprint(run.map(\.key).joined(separator: ","))
-    }
-
-    /// A short, stable name for `text`: FNV-1a, 64 bits, in hex.
-    private static func fingerprint(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return String(hash, radix: 16)
-    }
-
-    /// Whether `error` says the remote could not be reached or was busy, so the change is
-    /// worth sending again later, rather than refused.
-    static func isTransient(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        return RetryPolicy.isTransient(error) || (error as? RepositoryError)?.code == .circuitOpen
     }
 
     // MARK: Pull
 
     private func pull() async throws {
         let values = try await remote.fetchAll()
-        try await engine.writeOrder.withLock(.all) {
+        try await engine.write(.all) { [outbox, local] in
             let pending = Set(try await outbox.records().map(\.id))
             let current = try await local.fetchAll()
             let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-            let changed = values.filter { !pending.contains($0.id) && !Self.same(copies[$0.id], $0) }
+            let changed = values.filter { !pending.contains($0.id) && !Plan.same(copies[$0.id], $0) }
             _OfflineFirstTestHooks.reached(.pulling)
             if !changed.isEmpty { try await local.save(contentsOf: changed) }
             let remoteIDs = Set(values.map(\.id))
             let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
             _OfflineFirstTestHooks.reached(.pulling)
             if !gone.isEmpty { try await local.delete(ids: gone) }
-        }
-    }
-
-    /// Whether two versions are the same: `==` when the entity is `Equatable`, else equal
-    /// encoded JSON (keys sorted).
-    static func same(_ lhs: Entity?, _ rhs: Entity?) -> Bool {
-        switch (lhs, rhs) {
-        case (nil, nil): return true
-        case (let lhs?, let rhs?):
-            if let equal = equalIfEquatable(lhs, rhs) { return equal }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            // An entity that does not encode compares as changed; sending it reports the error.
-            guard let left = try? encoder.encode(lhs), let right = try? encoder.encode(rhs) else {
-                return false
-            }
-            return left == right
-        default: return false
         }
     }
 }

@@ -157,7 +157,7 @@ where
     ///
     /// Cancellation cannot split a write: a caller cancelled before the write holds its IDs
     /// gets `CancellationError` with nothing written; once it holds them, the write runs to
-    /// the end on both sides (see ``runningToCompletion(_:)``) and returns as usual.
+    /// the end on both sides (see ``SyncEngine/write(_:_:)``) and returns as usual.
     ///
     /// A crash between the two is safe either way: a change in the outbox but not in the
     /// local store is applied again before the first call after a restart; a change in the
@@ -167,10 +167,7 @@ where
         apply: @escaping @Sendable () async throws -> Void
     ) async throws {
         try await prepared()
-        try await engine.writeOrder.withLock(scope) {
-            try Task.checkCancellation()
-            try await runningToCompletion { [self] in try await writeBothSides(changes, apply: apply) }
-        }
+        try await engine.write(scope) { [self] in try await writeBothSides(changes, apply: apply) }
         engine.changed { try await sync() }
     }
 
@@ -309,15 +306,12 @@ extension OfflineFirstRepository {
     public func discard(id: ID) async throws {
         try await prepared()
         let remoteCopy = try await remote.fetch(id: id)
-        try await engine.writeOrder.withLock(.key(id)) {
-            try Task.checkCancellation()
-            try await runningToCompletion { [outbox, local] in
-                try await outbox.discard(id) {
-                    if let remoteCopy {
-                        try await local.save(remoteCopy)
-                    } else {
-                        try await local.delete(id: id)
-                    }
+        try await engine.write(.key(id)) { [outbox, local] in
+            try await outbox.discard(id) {
+                if let remoteCopy {
+                    try await local.save(remoteCopy)
+                } else {
+                    try await local.delete(id: id)
                 }
             }
         }

@@ -2,6 +2,22 @@ import Synchronization
 
 /// What the copies of one ``OfflineFirstRepository`` share: the order of writes, one sync
 /// at a time, the replay of the outbox on first use, and the last sync's error.
+///
+/// ## Locks, and their one order
+///
+/// Three locks, always taken in this order and released in reverse, never the other way:
+///
+/// 1. **One sync at a time** (``whileSyncing(_:)``): held by a sync from start to end.
+/// 2. **The write order** (``write(_:_:)``), by entity ID or for all: held by a write from
+///    its outbox record to its local write, by a sync while it settles one change
+///    (keeps the remote's version, or records a merge) and while a pull applies the remote's
+///    state, so no two of them interleave their two steps on one ID.
+/// 3. **The outbox's own lock** (inside ``Outbox``), by ID, around each read-modify-write
+///    of its records.
+///
+/// Writes take only 2 then 3; a sync takes 1, and 2 then 3 around each step. No code waits
+/// for 1 while holding 2 or 3, so nothing deadlocks. Everything run under the write order
+/// runs to the end once begun, whatever is cancelled (see ``runningToCompletion(_:)``).
 final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     private struct State {
         var prepared = false
@@ -14,11 +30,10 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         var runner: Task<Void, Never>?
     }
 
-    /// Held by a write from its outbox record to its local write, and by a pull while it
-    /// applies the remote's state, so neither lands between the other's two steps.
-    let writeOrder = KeyedAsyncLock<ID>()
-    /// Held by a sync from start to end: one at a time.
-    let syncOrder = KeyedAsyncLock<Int>()
+    /// Lock 2, the write order (see the type's documentation).
+    private let writeOrder = KeyedAsyncLock<ID>()
+    /// Lock 1, one sync at a time.
+    private let syncOrder = KeyedAsyncLock<Int>()
     let automatic: AutomaticSync?
     private let jitter: JitterSource
     private let state = Mutex(State())
@@ -33,6 +48,24 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     }
 
     var lastSyncError: RepositoryError? { state.withLock { $0.lastSyncError } }
+
+    /// Runs `body` as the one sync running (lock 1); a caller that arrives during another
+    /// waits and runs after it.
+    func whileSyncing<T>(_ body: () async throws -> T) async throws -> T {
+        try await syncOrder.withLock(.all, body)
+    }
+
+    /// Runs `body` holding `scope` of the write order (lock 2): a caller cancelled while it
+    /// waits gets `CancellationError` with nothing done; once `body` begins it runs to the
+    /// end, and the caller gets its result, whatever is cancelled meanwhile.
+    func write<T: Sendable>(_ scope: KeyScope<ID>, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await writeOrder.withLock(scope) {
+            try Task.checkCancellation()
+            return try await runningToCompletion(body)
+        }
+    }
 
     func syncEnded(with error: (any Error)?) {
         state.withLock { $0.lastSyncError = error.map(RepositoryError.wrapping) }
@@ -72,7 +105,7 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
                 do {
                     try await sync()
                     failures = 0
-                } catch  where isTransientFailure(error) {
+                } catch  where SyncFailure.isTransient(error) {
                     // The remote cannot be reached: try again after the backoff's delay, which
                     // grows to its maxDelay and stays there, until a sync works or stop().
                     failures += 1
@@ -96,10 +129,6 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
-
-    private func isTransientFailure(_ error: any Error) -> Bool {
-        RetryPolicy.isTransient(error) || (error as? RepositoryError)?.code == .circuitOpen
-    }
 
     /// Whether another sync was asked for while this one ran; if not, the runner ends.
     private func takeAnother() -> Bool {

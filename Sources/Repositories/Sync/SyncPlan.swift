@@ -1,0 +1,138 @@
+import Foundation
+
+/// What a push does, decided before anything is written or sent: from the outbox's pending
+/// records, the remote's current copies and the conflict policy, the fate of each change;
+/// from the changes to send, the requests that carry them and the idempotency key of each.
+///
+/// Pure: no store, no remote, no clock, so every rule is tested from tables
+/// (`SyncPlanTests`). ``OfflineFirstRepository/sync()`` carries the plan out.
+enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codable & Sendable {
+    typealias Record = OutboxRecord<Entity>
+
+    // MARK: Settling one change
+
+    /// What becomes of one pending change.
+    enum Decision {
+        /// The remote already holds the change (an earlier try landed and its answer was
+        /// lost, or the process was killed before it heard): acknowledge it, send nothing.
+        case alreadyApplied
+        /// Send the change as it is.
+        case send
+        /// The remote's version stands (`nil`: the remote has none): drop the change and put
+        /// that version in the local store.
+        case keepRemote(Entity?)
+        /// The policy merged the two versions: the change becomes `merged`, here and on the
+        /// remote.
+        case sendMerged(Entity)
+    }
+
+    /// The fate of `record` given the remote's current version (`nil`: it has none).
+    ///
+    /// A remote that holds the change's own version has it already. A remote still at the
+    /// version the change was made on has no conflict: send. Otherwise the remote changed
+    /// meanwhile, and the policy decides: ``ConflictPolicy/lastWriterWins`` sends,
+    /// ``ConflictPolicy/serverWins`` keeps the remote's, ``ConflictPolicy/merge(_:)`` merges
+    /// two saves, keeps the remote's change over a local delete, and sends a local save over
+    /// a remote delete (nothing written is lost).
+    static func decide(_ record: Record, remote current: Entity?, policy: ConflictPolicy<Entity>) -> Decision
+    {
+        if same(current, record.entity) { return .alreadyApplied }
+        if same(current, record.base) { return .send }
+        switch policy {
+        case .lastWriterWins:
+            return .send
+        case .serverWins:
+            return .keepRemote(current)
+        case .merge(let resolve):
+            switch (record.entity, current) {
+            case (let mine?, let theirs?): return .sendMerged(resolve(record.base, mine, theirs))
+            case (nil, _?): return .keepRemote(current)
+            default: return .send
+            }
+        }
+    }
+
+    /// Whether two versions are the same: `==` when the entity is `Equatable`, else equal
+    /// encoded JSON (keys sorted).
+    static func same(_ lhs: Entity?, _ rhs: Entity?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (let lhs?, let rhs?):
+            if let equal = equalIfEquatable(lhs, rhs) { return equal }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            // An entity that does not encode compares as changed; sending it reports the error.
+            guard let left = try? encoder.encode(lhs), let right = try? encoder.encode(rhs) else {
+                return false
+            }
+            return left == right
+        default: return false
+        }
+    }
+
+    // MARK: Requests
+
+    /// A change on its way out, with the tag of the remote's version it was settled against
+    /// when the remote tags versions (then it is sent on that tag).
+    struct Outgoing {
+        var record: Record
+        var tag: String?
+    }
+
+    /// One request of a push.
+    enum Request {
+        /// One change sent on the remote's version `tag` (`If-Match`).
+        case conditional(Record, tag: String)
+        /// Saves sent in one call (one change: `save`; several: `save(contentsOf:)`).
+        case saves([Record])
+        /// Deletes sent in one call (one change: `delete(id:)`; several: `delete(ids:)`).
+        case deletes([Record])
+
+        /// The changes the request carries, in order.
+        var records: [Record] {
+            switch self {
+            case .conditional(let record, _): [record]
+            case .saves(let records), .deletes(let records): records
+            }
+        }
+    }
+
+    /// The requests that send `changes`, in order: a change settled against a tagged version
+    /// alone, on its tag; the others in the longest runs of saves and of deletes between
+    /// them, one call each.
+    static func requests(for changes: [Outgoing]) -> [Request] {
+        var requests: [Request] = []
+        var index = 0
+        while index < changes.count {
+            if let tag = changes[index].tag {
+                requests.append(.conditional(changes[index].record, tag: tag))
+                index += 1
+                continue
+            }
+            let isSave = changes[index].record.entity != nil
+            var end = index + 1
+            while end < changes.count, changes[end].tag == nil, (changes[end].record.entity != nil) == isSave
+            {
+                end += 1
+            }
+            let run = changes[index..<end].map(\.record)
+            requests.append(isSave ? .saves(run) : .deletes(run))
+            index = end
+        }
+        return requests
+    }
+
+    /// The idempotency key of a run of changes: the change's own for one change, and for
+    /// several one derived from theirs, so a run sent again carries the same key.
+    static func key(of run: [Record]) -> String {
+        if run.count == 1, let record = run.first { return record.key }
+        return "batch-\(run.count)-" + Fingerprint.of(run.map(\.key).joined(separator: ","))
+    }
+
+    /// The idempotency key of a change sent on the remote's version `tag`: it names the
+    /// change and the version, so a try sent again after a lost answer is the same request,
+    /// and one on a newer version is not.
+    static func key(of record: Record, on tag: String) -> String {
+        record.key + "@" + Fingerprint.of(tag)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import RepositoriesTesting
+import Testing
+
+@testable import Repositories
+
+/// The push's plan from tables: which change is sent, acknowledged, kept from the remote or
+/// merged, and which requests carry the changes sent, under which keys. No store, no remote.
+@Suite struct SyncPlanTests {
+    typealias Plan = SyncPlan<Item>
+
+    /// A pending change of ID 1: saving `entity` (`nil`: deleting), made on `base`.
+    static func change(_ entity: Item?, base: Item?, key: String = "k1", id: Int = 1) -> OutboxRecord<Item> {
+        OutboxRecord<Item>(
+            id: id, entity: entity, base: base, key: key, revision: 1, attempts: 0, lastError: nil,
+            rejected: false, madeAt: Date(timeIntervalSince1970: 0))
+    }
+
+    /// What the plan decided, in words a table can hold.
+    static func describe(_ decision: Plan.Decision) -> String {
+        switch decision {
+        case .alreadyApplied: "alreadyApplied"
+        case .send: "send"
+        case .keepRemote(let version): "keepRemote(\(version.map { "r\($0.revision)" } ?? "none"))"
+        case .sendMerged(let merged): "sendMerged(r\(merged.revision))"
+        }
+    }
+
+    static let v0 = item(1, 0)
+    static let v1 = item(1, 1)
+    static let v2 = item(1, 2)
+    /// Merges by taking the higher revision plus 10, so a table can tell a merge apart.
+    static let merge = ConflictPolicy<Item>.merge { _, mine, theirs in
+        item(1, max(mine.revision, theirs.revision) + 10)
+    }
+
+    struct Row: CustomTestStringConvertible, Sendable {
+        var name: String
+        var local: Item?
+        var base: Item?
+        var remote: Item?
+        var policy: String
+        var expected: String
+        var testDescription: String { name }
+    }
+
+    static let rows: [Row] = [
+        // The remote holds the change already: acknowledged, whatever the policy.
+        Row(
+            name: "landed save", local: v1, base: v0, remote: v1, policy: "serverWins",
+            expected: "alreadyApplied"),
+        Row(
+            name: "landed delete", local: nil, base: v0, remote: nil, policy: "merge",
+            expected: "alreadyApplied"),
+        // The remote is still at the base: no conflict.
+        Row(
+            name: "unchanged remote", local: v1, base: v0, remote: v0, policy: "serverWins", expected: "send"),
+        Row(name: "new entity", local: v1, base: nil, remote: nil, policy: "serverWins", expected: "send"),
+        Row(name: "delete of unchanged", local: nil, base: v0, remote: v0, policy: "merge", expected: "send"),
+        // The remote changed meanwhile: the policy decides.
+        Row(name: "lww save", local: v1, base: v0, remote: v2, policy: "lastWriterWins", expected: "send"),
+        Row(name: "lww delete", local: nil, base: v0, remote: v2, policy: "lastWriterWins", expected: "send"),
+        Row(
+            name: "server wins save", local: v1, base: v0, remote: v2, policy: "serverWins",
+            expected: "keepRemote(r2)"),
+        Row(
+            name: "server wins over a remote delete", local: v1, base: v0, remote: nil, policy: "serverWins",
+            expected: "keepRemote(none)"),
+        Row(
+            name: "merge two saves", local: v1, base: v0, remote: v2, policy: "merge",
+            expected: "sendMerged(r12)"),
+        Row(
+            name: "merge: a local delete yields to a remote change", local: nil, base: v0, remote: v2,
+            policy: "merge", expected: "keepRemote(r2)"),
+        Row(
+            name: "merge: a local save outlives a remote delete", local: v1, base: v0, remote: nil,
+            policy: "merge",
+            expected: "send"),
+        Row(
+            name: "merge: created here and there", local: v1, base: nil, remote: v2, policy: "merge",
+            expected: "sendMerged(r12)"),
+    ]
+
+    @Test(arguments: rows)
+    func eachChangeIsSettledAsTheTableSays(_ row: Row) {
+        let policy: ConflictPolicy<Item> =
+            switch row.policy {
+            case "lastWriterWins": .lastWriterWins
+            case "serverWins": .serverWins
+            default: Self.merge
+            }
+        let decision = Plan.decide(Self.change(row.local, base: row.base), remote: row.remote, policy: policy)
+        #expect(Self.describe(decision) == row.expected)
+    }
+
+    // MARK: Requests
+
+    /// `s` a save, `d` a delete, `t` a save on a tagged version; each change's key is its ID.
+    static func outgoing(_ pattern: String) -> [Plan.Outgoing] {
+        pattern.enumerated().map { index, kind in
+            let record = change(kind == "d" ? nil : item(index), base: nil, key: "k\(index)", id: index)
+            return Plan.Outgoing(record: record, tag: kind == "t" ? "tag\(index)" : nil)
+        }
+    }
+
+    /// The requests in words: `S[0,1]` saves of IDs 0 and 1, `D[2]`, `C2@tag2`.
+    static func describe(_ requests: [Plan.Request]) -> String {
+        requests.map { request in
+            switch request {
+            case .conditional(let record, let tag): "C\(record.id)@\(tag)"
+            case .saves(let run): "S\(run.map(\.id))"
+            case .deletes(let run): "D\(run.map(\.id))"
+            }
+        }.joined(separator: " ")
+    }
+
+    @Test(arguments: [
+        ("", ""),
+        ("s", "S[0]"),
+        ("sss", "S[0, 1, 2]"),
+        ("ssdds", "S[0, 1] D[2, 3] S[4]"),
+        ("stst", "S[0] C1@tag1 S[2] C3@tag3"),
+        ("tt", "C0@tag0 C1@tag1"),
+        ("dtd", "D[0] C1@tag1 D[2]"),
+    ])
+    func changesGoInTheLongestRunsBetweenConditionalOnes(pattern: String, expected: String) {
+        #expect(Self.describe(Plan.requests(for: Self.outgoing(pattern))) == expected)
+    }
+
+    @Test func aRunsKeyIsTheChangesOwnAloneAndOneDerivedFromTheirsTogether() {
+        let one = [Self.change(Self.v1, base: nil, key: "only")]
+        #expect(Plan.key(of: one) == "only")
+        let run = (0..<3).map { Self.change(item($0), base: nil, key: "k\($0)", id: $0) }
+        #expect(Plan.key(of: run) == Plan.key(of: run), "the same run, the same key on every try")
+        #expect(Plan.key(of: run).hasPrefix("batch-3-"))
+        #expect(Plan.key(of: run) != Plan.key(of: Array(run.reversed())))
+        #expect(
+            Plan.key(of: one[0], on: "v1") != Plan.key(of: one[0], on: "v2"),
+            "a newer version, another request")
+        #expect(Plan.key(of: one[0], on: "v1").hasPrefix("only@"))
+    }
+
+    /// Entities that are not `Equatable` compare by their JSON, keys sorted.
+    @Test func versionsThatAreNotEquatableCompareByTheirEncoding() {
+        struct Plain: Codable, Identifiable, Sendable {
+            var id: Int
+            var tags: [String: Int]
+        }
+        #expect(
+            SyncPlan<Plain>.same(Plain(id: 1, tags: ["a": 1, "b": 2]), Plain(id: 1, tags: ["b": 2, "a": 1])))
+        #expect(!SyncPlan<Plain>.same(Plain(id: 1, tags: ["a": 1]), Plain(id: 1, tags: ["a": 2])))
+        #expect(SyncPlan<Plain>.same(nil, nil) && !SyncPlan<Plain>.same(Plain(id: 1, tags: [:]), nil))
+    }
+}
