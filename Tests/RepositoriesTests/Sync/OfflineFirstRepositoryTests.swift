@@ -65,14 +65,14 @@ final class Remote: Repository, SystemOfRecord, Sendable {
 }
 
 /// One device: a local store and an outbox in a directory of its own, beside `remote`.
-struct Device {
+struct Device<DeviceRemote: Repository<Item, Int>> {
     let directory: TemporaryDirectory
     let local: FileRepository<Item>
     let outbox: Outbox<Item>
-    let notes: OfflineFirstRepository<Remote, FileRepository<Item>>
+    let notes: OfflineFirstRepository<DeviceRemote, FileRepository<Item>>
 
     init(
-        _ remote: Remote, conflicts: ConflictPolicy<Item> = .lastWriterWins,
+        _ remote: DeviceRemote, conflicts: ConflictPolicy<Item> = .lastWriterWins,
         in directory: TemporaryDirectory? = nil
     ) async throws {
         self.directory = try directory ?? TemporaryDirectory()
