@@ -121,7 +121,10 @@ extension OfflineFirstRepository {
         case .sendMerged(let merged):
             // The outbox and the local store both take the merge, or neither.
             let updated = try await engine.write(.key(record.id)) { [outbox, local] () -> Record? in
-                guard let updated = try await outbox.replaceEntity(of: record, with: merged) else {
+                guard
+                    let updated = try await outbox.replaceEntity(
+                        of: record, with: merged, mergedWith: current?.entity)
+                else {
                     return nil
                 }
                 try await local.save(merged)
@@ -167,6 +170,7 @@ extension OfflineFirstRepository {
 
     private func sendRun(_ run: [Record]) async throws {
         do {
+            try await outbox.markSending(run)
             _OfflineFirstTestHooks.reached(.sending)
             try await deliver(run)
             _OfflineFirstTestHooks.reached(.sent)
@@ -207,6 +211,7 @@ extension OfflineFirstRepository {
         for round in 1...Self.conditionalRounds {
             guard let tag = outgoing.tag else { return try await sendRun([outgoing.record]) }
             do {
+                try await outbox.markSending([outgoing.record])
                 _OfflineFirstTestHooks.reached(.sending)
                 try await withIdempotencyKey(Plan.key(of: outgoing.record, on: tag)) {
                     if let entity = outgoing.record.entity {

@@ -189,11 +189,15 @@ where Entity.ID: Codable & Sendable {
             let now = Date()
             var latest: [Entity.ID: Record] = [:]
             for change in changes {
-                latest[change.id] = Record(
+                var record = Record(
                     id: change.id, entity: change.entity,
                     base: existing[change.id].map(\.base) ?? localBases[change.id],
                     key: IdempotencyKey.make(), revision: try nextRevision(), attempts: 0, lastError: nil,
                     rejected: false, madeAt: now)
+                if let replaced = existing[change.id] {
+                    record.possiblyApplied = Self.possiblyApplied(after: replaced)
+                }
+                latest[change.id] = record
             }
             var seen = Set<Entity.ID>()
             let batch = ids.filter { seen.insert($0).inserted }.compactMap { latest[$0] }
@@ -201,6 +205,21 @@ where Entity.ID: Codable & Sendable {
             try await publish()
             return Undo(previous: Array(existing.values), added: fresh)
         }
+    }
+
+    /// The versions the remote may hold once `replaced` is replaced by a later change: the
+    /// ones it may already have held, and `replaced`'s own when it went out unanswered.
+    private static func possiblyApplied(after replaced: Record) -> [PossiblyApplied<Entity>] {
+        var versions = replaced.possiblyApplied
+        if replaced.sending { versions.append(PossiblyApplied(entity: replaced.entity)) }
+        return Array(versions.suffix(Record.possiblyAppliedLimit))
+    }
+
+    /// Notes durably, before a request carrying `records` leaves, that the remote may apply
+    /// them: a change replaced after this, before the answer comes, is kept among the
+    /// versions the remote may hold (``StoredChange/possiblyApplied``).
+    func markSending(_ records: [Record]) async throws {
+        try await update(records.filter { !$0.sending }) { $0.sending = true }
     }
 
     /// Puts back what ``record(_:bases:)`` replaced: the local store could not take the change.
@@ -225,8 +244,11 @@ where Entity.ID: Codable & Sendable {
                 if now.revision == record.revision {
                     done.append(record.id)
                 } else {
+                    // The remote holds what was sent: the later change is made on it, and no
+                    // version before it is still in question.
                     var later = now
                     later.base = record.entity
+                    later.possiblyApplied = []
                     rebased.append(later)
                 }
             }
@@ -257,11 +279,21 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    /// Replaces the entity a current change saves (a merge's result), keeping its key.
-    func replaceEntity(of record: Record, with entity: Entity) async throws -> Record? {
+    /// Replaces the entity a current change saves with a merge's result: a new change, with
+    /// a new key (a server that saw the old key would answer with the old reply and drop the
+    /// merge), made on the remote's version it was merged with.
+    func replaceEntity(of record: Record, with entity: Entity, mergedWith remote: Entity?) async throws
+        -> Record?
+    {
         var result: Record?
         try await update([record]) { current in
+            if current.sending {
+                current.possiblyApplied = Self.possiblyApplied(after: current)
+                current.sending = false
+            }
             current.entity = entity
+            current.base = remote
+            current.key = IdempotencyKey.make()
             result = current
         }
         return result

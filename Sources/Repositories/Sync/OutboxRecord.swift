@@ -25,20 +25,48 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
     var lastError: StoredChangeError?
     var rejected: Bool
     var madeAt: Date
+    /// Whether this change has gone out in a request (or was about to) whose answer the
+    /// device has not heard: the remote may hold it. Recorded durably before the request
+    /// leaves, so a kill -9 after the remote applied it does not make it look unsent.
+    var sending = false
+    /// Versions of this ID the device sent earlier, in changes a later one replaced before
+    /// their answer came: the remote may hold any of them. A remote at one of these is at
+    /// the device's own write, not another device's, so the later change is sent over it
+    /// rather than settled as a conflict. Oldest first; the last few only.
+    var possiblyApplied: [PossiblyApplied<Payload>] = []
 
     enum CodingKeys: String, CodingKey {
-        case id, entity, base, key, revision, attempts, lastError, rejected, madeAt
+        case id, entity, base, key, revision, attempts, lastError, rejected, madeAt, sending, possiblyApplied
     }
+
+    /// How many earlier versions ``possiblyApplied`` keeps: a device that replaces a change
+    /// while its answer is lost more often than this between two syncs that work may see its
+    /// oldest own write as a conflict again.
+    static var possiblyAppliedLimit: Int { 8 }
 
     /// The same change with its entity and base passed through `transform`.
     func mapPayload<New: Sendable>(_ transform: (Payload) throws -> New) rethrows -> StoredChange<New, ID> {
-        StoredChange<New, ID>(
+        var mapped = StoredChange<New, ID>(
             id: id, entity: try entity.map(transform), base: try base.map(transform), key: key,
             revision: revision, attempts: attempts,
             lastError: lastError,
             rejected: rejected, madeAt: madeAt)
+        mapped.sending = sending
+        mapped.possiblyApplied = try possiblyApplied.map {
+            PossiblyApplied(entity: try $0.entity.map(transform))
+        }
+        return mapped
     }
 }
+
+/// A version of an entity the device sent and the remote may hold: its value, or `nil` for
+/// a delete.
+struct PossiblyApplied<Payload: Sendable>: Sendable {
+    var entity: Payload?
+}
+
+extension PossiblyApplied: Encodable where Payload: Encodable {}
+extension PossiblyApplied: Decodable where Payload: Decodable {}
 
 extension StoredChange: Encodable where Payload: Encodable {}
 
@@ -60,6 +88,10 @@ extension StoredChange: Decodable where Payload: Decodable {
         lastError = try container.decodeIfPresent(StoredChangeError.self, forKey: .lastError)
         rejected = try container.decode(Bool.self, forKey: .rejected)
         madeAt = try container.decode(Date.self, forKey: .madeAt)
+        // Absent in records written before the outbox kept them.
+        sending = try container.decodeIfPresent(Bool.self, forKey: .sending) ?? false
+        possiblyApplied =
+            try container.decodeIfPresent([PossiblyApplied<Payload>].self, forKey: .possiblyApplied) ?? []
         if let damage = OutboxCounters.damage(revision: revision, attempts: attempts) {
             throw OutboxCounterDamage(description: damage)
         }

@@ -29,7 +29,9 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// The fate of `record` given the remote's current version (`nil`: it has none).
     ///
     /// A remote that holds the change's own version has it already. A remote still at the
-    /// version the change was made on has no conflict: send. Otherwise the remote changed
+    /// version the change was made on, or at a version this device sent earlier whose answer
+    /// it never heard (``StoredChange/possiblyApplied``: its own write, not another
+    /// device's), has no conflict: send. Otherwise the remote changed
     /// meanwhile, and the policy decides: ``ConflictPolicy/lastWriterWins`` sends,
     /// ``ConflictPolicy/serverWins`` keeps the remote's, ``ConflictPolicy/merge(_:)`` merges
     /// two saves, keeps the remote's change over a local delete, and sends a local save over
@@ -37,7 +39,10 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     static func decide(_ record: Record, remote current: Entity?, policy: ConflictPolicy<Entity>) -> Decision
     {
         if same(current, record.entity) { return .alreadyApplied }
-        if same(current, record.base) { return .send }
+        if same(current, record.base) || record.possiblyApplied.contains(where: { same(current, $0.entity) })
+        {
+            return .send
+        }
         switch policy {
         case .lastWriterWins:
             return .send

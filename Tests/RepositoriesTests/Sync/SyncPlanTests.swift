@@ -93,6 +93,26 @@ import Testing
         #expect(Self.describe(decision) == row.expected)
     }
 
+    /// A remote at a version this device sent earlier, unanswered, is at the device's own
+    /// write: the later change is sent over it under every policy; any other version is a
+    /// conflict as before.
+    @Test func aRemoteAtTheDevicesOwnUnansweredWriteIsNoConflict() {
+        for policy in [ConflictPolicy<Item>.serverWins, .lastWriterWins, Self.merge] {
+            var save = Self.change(Self.v2, base: Self.v0)
+            save.possiblyApplied = [PossiblyApplied(entity: Self.v1)]
+            #expect(Self.describe(Plan.decide(save, remote: Self.v1, policy: policy)) == "send")
+            var delete = Self.change(nil, base: Self.v0)
+            delete.possiblyApplied = [PossiblyApplied(entity: Self.v1)]
+            #expect(Self.describe(Plan.decide(delete, remote: Self.v1, policy: policy)) == "send")
+            var recreate = Self.change(Self.v2, base: Self.v0)
+            recreate.possiblyApplied = [PossiblyApplied(entity: nil)]
+            #expect(Self.describe(Plan.decide(recreate, remote: nil, policy: policy)) == "send")
+        }
+        var save = Self.change(Self.v2, base: Self.v0)
+        save.possiblyApplied = [PossiblyApplied(entity: Self.v1)]
+        #expect(Self.describe(Plan.decide(save, remote: item(1, 7), policy: .serverWins)) == "keepRemote(r7)")
+    }
+
     // MARK: Requests
 
     /// `s` a save, `d` a delete, `t` a save on a tagged version; each change's key is its ID.
