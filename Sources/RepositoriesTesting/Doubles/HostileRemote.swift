@@ -188,7 +188,8 @@ where Entity.ID: Sendable {
     /// seeded with `seed`; the caller hears `unavailable`.
     public func loseAnswers(probability: Double, seed: UInt64) {
         state.withLock {
-            $0.randomLoss = RandomLoss(probability: probability, generator: SeededRandomNumberGenerator(seed: seed))
+            $0.randomLoss = RandomLoss(
+                probability: probability, generator: SeededRandomNumberGenerator(seed: seed))
         }
     }
 
@@ -317,7 +318,8 @@ where Entity.ID: Sendable {
     /// ``appliesBatchesItemByItem``.
     public func save(contentsOf entities: [Entity]) async throws {
         try write(
-            Incoming(operation: .saveContentsOf, changes: entities.map { .save($0) }, key: IdempotencyKey.current))
+            Incoming(
+                operation: .saveContentsOf, changes: entities.map { .save($0) }, key: IdempotencyKey.current))
     }
 
     /// Deletes `id`; an absent one is not an error (and still counts as applied).
@@ -327,7 +329,8 @@ where Entity.ID: Sendable {
 
     /// Deletes `ids`, as ``save(contentsOf:)`` saves.
     public func delete(ids: [ID]) async throws {
-        try write(Incoming(operation: .deleteIDs, changes: ids.map { .delete($0) }, key: IdempotencyKey.current))
+        try write(
+            Incoming(operation: .deleteIDs, changes: ids.map { .delete($0) }, key: IdempotencyKey.current))
     }
 
     /// Deletes every stored entity.
@@ -340,7 +343,8 @@ where Entity.ID: Sendable {
     ///
     /// - Throws: `conflict` when the copy moved since `tag`.
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
-        try write(Incoming(operation: .save, changes: [.save(entity)], key: IdempotencyKey.current, ifMatch: tag))
+        try write(
+            Incoming(operation: .save, changes: [.save(entity)], key: IdempotencyKey.current, ifMatch: tag))
     }
 
     /// Deletes `id` if its copy still has the version `tag` names (a copy already gone is not
@@ -348,7 +352,8 @@ where Entity.ID: Sendable {
     ///
     /// - Throws: `conflict` when the copy moved since `tag`.
     public func delete(id: ID, ifMatch tag: String) async throws {
-        try write(Incoming(operation: .delete, changes: [.delete(id)], key: IdempotencyKey.current, ifMatch: tag))
+        try write(
+            Incoming(operation: .delete, changes: [.delete(id)], key: IdempotencyKey.current, ifMatch: tag))
     }
 
     private func write(_ incoming: Incoming) throws {
@@ -381,7 +386,8 @@ where Entity.ID: Sendable {
             return lost(in: &state, mayLoseAnswer: mayLoseAnswer) ?? answer
         }
         var refusal: RepositoryError?
-        if state.versionTags, let tag = incoming.ifMatch, let id = ids.first, let version = state.versions[id],
+        if state.versionTags, let tag = incoming.ifMatch, let id = ids.first,
+            let version = state.versions[id],
             self.tag(version) != tag
         {
             refusal = .conflict("The entity changed since \(tag) was read (HostileRemote)", id: "\(id)")
@@ -434,7 +440,9 @@ where Entity.ID: Sendable {
     }
 
     private static func request(_ incoming: Incoming, _ ids: [ID], _ outcome: Outcome) -> Request {
-        Request(operation: incoming.operation, ids: ids, key: incoming.key, ifMatch: incoming.ifMatch, outcome: outcome)
+        Request(
+            operation: incoming.operation, ids: ids, key: incoming.key, ifMatch: incoming.ifMatch,
+            outcome: outcome)
     }
 
     private static func tag(_ version: Int) -> String { "\"v\(version)\"" }
