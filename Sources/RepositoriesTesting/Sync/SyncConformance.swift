@@ -29,7 +29,15 @@ import Repositories
 ///
 /// Syncs run only when the suite calls `sync()` (`automaticSync` is off), so a seed replays
 /// the same sequence. The remote is taken as the truth: the suite reads it directly at the
-/// end, and assumes that a write it acknowledged was applied and one that threw was not.
+/// end. Between each device and the remote it keeps a server's books: it honours
+/// idempotency keys (a key it answered gets that answer again, nothing applied), plays the
+/// hostile behaviours of ``SyncConformanceOptions`` (answers lost after the write applied,
+/// batches applied in part then refused, values normalised), and counts each change the
+/// remote applied, so ``SyncConformanceLaw/changesAreAppliedOnce`` holds a change sent twice
+/// under two keys against the engine. It counts a write your remote returned from as
+/// applied and one it threw from as not: a remote that applies and then throws (a
+/// `FaultInjectingRepository` fault `.afterBase`) is miscounted; lose answers with
+/// ``SyncConformanceOptions/lostAnswerProbability`` instead.
 public struct SyncConformance<Remote: Repository, Local: Repository>: Sendable
 where
     Local.Entity == Remote.Entity, Local.ID == Remote.ID, Remote.Entity: Codable & Equatable,

@@ -7,8 +7,11 @@ final class _SyncLog<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
     enum Kind: Sendable {
         /// A device's write returned: the change is acknowledged to the app.
         case acknowledged
-        /// A write call to the remote returned: the remote acknowledged the change.
+        /// A write call to the remote returned: the remote acknowledged the change (having
+        /// applied it, or replaying an earlier answer under the same idempotency key).
         case landed
+        /// The remote applied the change, whether or not its answer reached the device.
+        case applied
         /// The merge closure returned this entity on the device.
         case merged
         /// The device read the remote's copy of one ID (`nil`: it had none), so a change
@@ -25,6 +28,16 @@ final class _SyncLog<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
     }
 
     private let state = Mutex<[Event]>([])
+    /// The answer the remote gave each idempotency key it applied something under: `nil`
+    /// for a success, else the refusal; a key seen again gets it without anything applied.
+    private let answers = Mutex<[String: RepositoryError?]>([:])
+
+    func answer(for key: String) -> RepositoryError?? { answers.withLock { $0[key] } }
+
+    func remember(_ answer: RepositoryError?, for key: String?) {
+        guard let key else { return }
+        answers.withLock { $0[key] = .some(answer) }
+    }
 
     var events: [Event] { state.withLock { $0 } }
 
@@ -35,27 +48,49 @@ final class _SyncLog<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
     }
 }
 
-/// The remote as one device reaches it: a network that can be switched off, and a record
-/// of every write the remote acknowledged.
+/// The hostile behaviours of ``SyncConformanceOptions`` that the link plays, with their dice.
+struct _SyncWeather<Entity: Sendable>: Sendable {
+    var lostAnswerProbability: Double = 0
+    var halfAppliedBatchProbability: Double = 0
+    var normalize: (@Sendable (Entity) -> Entity)?
+    var seed: UInt64 = 0
+}
+
+/// The remote as one device reaches it: a network that can be switched off, answers that
+/// can be lost and batches applied in part (``SyncConformanceOptions``), a server that
+/// honours idempotency keys, and a record of every write the remote applied and acknowledged.
 final class _SyncLink<Base: Repository>: Repository, Sendable {
     typealias Entity = Base.Entity
     typealias ID = Base.ID
 
+    private struct State {
+        var online = true
+        var calm = false
+        var random: SeededRandomNumberGenerator
+    }
+
     let base: Base
     let device: Int
     let log: _SyncLog<Entity>
-    private let connected = Mutex(true)
+    let weather: _SyncWeather<Entity>
+    private let state: Mutex<State>
 
-    init(_ base: Base, device: Int, log: _SyncLog<Entity>) {
+    init(_ base: Base, device: Int, log: _SyncLog<Entity>, weather: _SyncWeather<Entity> = _SyncWeather()) {
         self.base = base
         self.device = device
         self.log = log
+        self.weather = weather
+        state = Mutex(
+            State(random: SeededRandomNumberGenerator(seed: weather.seed &+ UInt64(device) &* 7_919)))
     }
 
     var online: Bool {
-        get { connected.withLock { $0 } }
-        set { connected.withLock { $0 = newValue } }
+        get { state.withLock { $0.online } }
+        set { state.withLock { $0.online = newValue } }
     }
+
+    /// Ends the hostile behaviours, for the final syncs.
+    func calmDown() { state.withLock { $0.calm = true } }
 
     private func reach() throws {
         guard online else {
@@ -63,9 +98,56 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
         }
     }
 
+    /// Whether a behaviour with `probability` strikes now; draws only when it can.
+    private func strikes(_ probability: Double) -> Bool {
+        guard probability > 0 else { return false }
+        return state.withLock { state in
+            guard !state.calm else { return false }
+            return Double.random(in: 0..<1, using: &state.random) < probability
+        }
+    }
+
+    /// What the remote stores for `value`.
+    private func stored(_ value: Entity) -> Entity { weather.normalize?(value) ?? value }
+
+    private func applyOne(_ change: (id: ID, value: Entity?)) async throws {
+        if let value = change.value {
+            try await base.save(stored(value))
+        } else {
+            try await base.delete(id: change.id)
+        }
+    }
+
     private func write(_ changes: [(id: ID, value: Entity?)], _ body: () async throws -> Void) async throws {
         try reach()
+        let key = IdempotencyKey.current
+        if let key, let answer = log.answer(for: key) {
+            // A key answered before: its first answer again, nothing applied.
+            if let refusal = answer { throw refusal }
+            log.append(.landed, device: device, changes)
+            return
+        }
+        if changes.count > 1, strikes(weather.halfAppliedBatchProbability) {
+            let applied = Array(changes.prefix(changes.count / 2))
+            for change in applied {
+                try await applyOne(change)
+                log.append(.applied, device: device, [change])
+            }
+            let refusal = RepositoryError(
+                .rejected,
+                reason:
+                    "SyncConformance: the remote applied \(applied.count) of the batch's \(changes.count) changes one by one, then refused the next",
+                httpStatus: 422)
+            log.remember(refusal, for: key)
+            throw refusal
+        }
         try await body()
+        log.append(.applied, device: device, changes)
+        log.remember(nil, for: key)
+        if strikes(weather.lostAnswerProbability) {
+            throw RepositoryError.unavailable(
+                "SyncConformance: the remote applied the write, then its answer was lost")
+        }
         log.append(.landed, device: device, changes)
     }
 
@@ -95,10 +177,12 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
         return try await base.count()
     }
     func save(_ entity: Entity) async throws {
-        try await write([(entity.id, entity)]) { try await base.save(entity) }
+        try await write([(entity.id, entity)]) { try await base.save(stored(entity)) }
     }
     func save(contentsOf entities: [Entity]) async throws {
-        try await write(entities.map { ($0.id, $0) }) { try await base.save(contentsOf: entities) }
+        try await write(entities.map { ($0.id, $0) }) {
+            try await base.save(contentsOf: entities.map(stored))
+        }
     }
     func delete(id: ID) async throws {
         try await write([(id, nil)]) { try await base.delete(id: id) }

@@ -59,7 +59,11 @@ where
             let stores = try await Self.setUp("openDevice(\(directory.path))") {
                 try await suite.openDevice(directory)
             }
-            let link = _SyncLink(remote, device: device, log: log)
+            let weather = _SyncWeather<Entity>(
+                lostAnswerProbability: suite.options.lostAnswerProbability,
+                halfAppliedBatchProbability: suite.options.halfAppliedBatchProbability,
+                normalize: suite.options.normalize, seed: seed &+ UInt64(number) &* 104_729)
+            let link = _SyncLink(remote, device: device, log: log, weather: weather)
             devices.append(
                 Device(directory: directory, stores: stores, link: link, stack: stack(device, link, stores)))
         }
@@ -109,6 +113,7 @@ where
         if let beforeFinalSync = options.beforeFinalSync {
             try await Self.setUp("beforeFinalSync") { try await beforeFinalSync(remote) }
         }
+        for device in devices { device.link.calmDown() }
         var violations: [SyncConformanceViolation] = []
         for round in 1...2 {
             for device in devices.indices {

@@ -71,4 +71,57 @@ import Testing
             #expect(final.contains { $0.revision >= Self.mergedRevision }, "merge results reached the remote")
         }
     }
+
+    /// The same three devices, with a remote that behaves like a real server: it loses a
+    /// fifth of its answers after applying the write, applies a third of the batches in part
+    /// before refusing them (422), and stores titles in lower case; 1,500 operations a policy.
+    /// The laws the engine breaks there are known issues naming the finding of issue 23.
+    @Test(arguments: policies)
+    func threeDevicesAgainstAHostileRemote(_ policy: String) async throws {
+        let conflicts: ConflictPolicy<Item> =
+            switch policy {
+            case "lastWriterWins": .lastWriterWins
+            case "serverWins": .serverWins
+            default:
+                .merge { _, local, _ in
+                    item(local.id, Self.mergedRevision + local.revision % Self.mergedRevision)
+                }
+            }
+        let ramDisk = URL(filePath: "/dev/shm", directoryHint: .isDirectory)
+        let options = SyncConformanceOptions<InMemoryRepository<Item>>(
+            seed: 20_250_613, devices: 3, sequences: 1, operationsPerSequence: 1_500, entityCount: 16,
+            directory: FileManager.default.fileExists(atPath: ramDisk.path) ? ramDisk : nil,
+            lostAnswerProbability: 0.2, halfAppliedBatchProbability: 0.3,
+            normalize: { entity in
+                var entity = entity
+                entity.title = entity.title.lowercased()
+                return entity
+            })
+        let suite = SyncConformance(
+            options: options, conflicts: conflicts, makeRemote: { InMemoryRepository<Item>() },
+            openDevice: { directory in
+                let local = try await FileRepository<Item>(
+                    fileURL: directory.appending(path: "items.store"), options: .init(lockWait: .seconds(5)))
+                let outbox = try await Outbox<Item>(
+                    fileURL: directory.appending(path: "items.outbox"), lockWait: .seconds(5))
+                return SyncDeviceStores(local: local, outbox: outbox) {
+                    try await local.close()
+                    try await outbox.close()
+                }
+            },
+            makeEntity: { item($0 * 2, $1) })
+        let report: SyncConformanceReport
+        do {
+            report = try await suite.run()
+        } catch let failure as SyncConformanceFailure {
+            report = failure.report
+        }
+        let broken = Set(report.violations.map(\.law))
+        #expect(broken.subtracting([.changesAreAppliedOnce]).isEmpty, "\(report)")
+        withKnownIssue(
+            "finding 1: a change whose answer was lost, or a batch applied in part, is resent under a new key and applied again"
+        ) {
+            #expect(!broken.contains(.changesAreAppliedOnce), "\(report)")
+        }
+    }
 }

@@ -1,0 +1,256 @@
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+import RepositoriesTesting
+import Testing
+
+/// One device over a `HostileRemote`: a `FileRepository` and an `Outbox` in a directory of
+/// its own, syncing only when the test says.
+private struct HostileDevice {
+    let directory: TemporaryDirectory
+    let local: FileRepository<Item>
+    let outbox: Outbox<Item>
+    let notes: OfflineFirstRepository<HostileRemote<Item>, FileRepository<Item>>
+
+    init(_ remote: HostileRemote<Item>, conflicts: ConflictPolicy<Item> = .lastWriterWins) async throws {
+        directory = try TemporaryDirectory()
+        local = try await FileRepository<Item>(fileURL: directory.url.appending(path: "items.store"))
+        outbox = try await Outbox<Item>(fileURL: directory.url.appending(path: "items.outbox"))
+        notes = remote.offlineFirst(local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
+    }
+}
+
+/// The server keeps titles in lower case.
+@Sendable private func lowercased(_ entity: Item) -> Item {
+    var entity = entity
+    entity.title = entity.title.lowercased()
+    return entity
+}
+
+/// The findings of issue 23 ("Sync you can trust"), each against a server that behaves like
+/// a real one, counting what the server applied rather than the keys it saw. An assertion
+/// the engine fails today is a known issue naming its finding, so it starts passing, and the
+/// known issue is flagged, when the engine is fixed.
+@Suite struct OfflineFirstHostileServerTests {
+    // MARK: The double itself
+
+    @Test func theHostileRemoteNormalisesReplaysByKeyCountsAndMisbehavesOnCommand() async throws {
+        let remote = HostileRemote<Item>()
+        remote.normalize(lowercased)
+        try await remote.save(item(1))
+        #expect(try await remote.fetch(id: 1) == lowercased(item(1)), "it stores what it normalised")
+        #expect(remote.timesApplied(item(1)) == 1, "counted as sent")
+
+        try await withIdempotencyKey("k") { try await remote.save(item(2)) }
+        try await withIdempotencyKey("k") { try await remote.save(item(2, 1)) }
+        #expect(try await remote.fetch(id: 2) == lowercased(item(2)), "a used key replays, applying nothing")
+        #expect(remote.requests.last?.outcome == .replayed)
+        #expect(remote.timesApplied(item(2, 1)) == 0)
+
+        remote.honoursIdempotencyKeys = false
+        try await withIdempotencyKey("k") { try await remote.save(item(2)) }
+        #expect(remote.timesApplied(item(2)) == 2)
+        #expect(remote.overapplied.map(\.count) == [2], "a change applied twice is listed")
+        try await remote.delete(id: 2)
+        try await remote.delete(id: 2)
+        #expect(remote.overapplied.map(\.count) == [2, 2], "so is a delete repeated with no save between")
+
+        remote.loseNextAnswers(1)
+        let lost = await #expect(throws: RepositoryError.self) { try await remote.save(item(3)) }
+        #expect(lost?.code == .unavailable)
+        #expect(try await remote.fetch(id: 3) == lowercased(item(3)), "a lost answer's write landed")
+
+        remote.appliesBatchesItemByItem = true
+        remote.refuse(5)
+        let refused = await #expect(throws: RepositoryError.self) {
+            try await remote.save(contentsOf: [item(4), item(5), item(6)])
+        }
+        #expect(refused?.httpStatus == 422)
+        #expect(
+            try await remote.fetch(ids: [4, 5, 6]).map(\.id) == [4], "the items before the refused one landed"
+        )
+
+        remote.answerLate(next: 1)
+        let late = await #expect(throws: RepositoryError.self) { try await remote.save(item(7)) }
+        #expect(late?.code == .timedOut)
+        #expect(try await remote.fetch(id: 7) == nil)
+        #expect(remote.releaseLateWrites() == 1)
+        #expect(try await remote.fetch(id: 7) == lowercased(item(7)), "it landed when released")
+
+        remote.stamp { entity, write in
+            var entity = entity
+            entity.rank = write
+            return entity
+        }
+        try await remote.save(item(8))
+        #expect(try await remote.fetch(id: 8)?.rank == remote.applications.count, "stamped with the write")
+
+        #expect(try await remote.fetchTagged(id: 8)?.tag == nil, "no tags unless switched on")
+        remote.versionTags = true
+        let tag = try #require(try await remote.fetchTagged(id: 8)?.tag)
+        try await remote.save(item(8, 1), ifMatch: tag)
+        let stale = await #expect(throws: RepositoryError.self) {
+            try await remote.save(item(8, 2), ifMatch: tag)
+        }
+        #expect(stale?.code == .conflict)
+
+        remote.isOnline = false
+        await #expect(throws: RepositoryError.self) { try await remote.fetchAll() }
+        await #expect(throws: RepositoryError.self) { try await remote.delete(id: 1) }
+        #expect(remote.requests.last?.outcome == .offline)
+    }
+
+    // MARK: Finding 1: a normalised copy looks unsent, and the resend is applied again
+
+    @Test(arguments: [false, true])
+    func aChangeANormalisingServerAppliedBeforeItsAnswerWasLostIsNotAppliedAgain(versionTags: Bool)
+        async throws
+    {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        remote.normalize(lowercased)
+        let device = try await HostileDevice(remote)
+        try await device.notes.save(item(1))
+        try await device.notes.save(item(2))
+        remote.loseNextAnswers(1)
+        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        try await device.notes.save(item(3))
+        try await device.notes.sync()
+
+        let expected = [item(1), item(2), item(3)].map(lowercased)
+        #expect(try await remote.fetchAll() == expected)
+        #expect(try await device.notes.fetchAll() == expected)
+        #expect(try await device.outbox.changes().isEmpty)
+        withKnownIssue(
+            "finding 1: a normalised copy fails the engine's == check, and the resend goes out under a new key"
+        ) {
+            #expect(remote.timesApplied(item(1)) == 1)
+            #expect(remote.timesApplied(item(2)) == 1)
+            #expect(remote.overapplied.isEmpty)
+        }
+        #expect(remote.timesApplied(item(3)) == 1)
+    }
+
+    @Test func aBatchAppliedInPartThenRefusedIsNotAppliedAgain() async throws {
+        let remote = HostileRemote<Item>()
+        remote.appliesBatchesItemByItem = true
+        remote.refuse(3)
+        let device = try await HostileDevice(remote)
+        try await device.notes.save(contentsOf: [item(1), item(2), item(3)])
+        try await device.notes.sync()
+
+        guard case .rejected(let error) = try await device.notes.status(of: 3) else {
+            Issue.record("the refused change is rejected")
+            return
+        }
+        #expect(error.code == .rejected)
+        #expect(try await remote.fetchAll() == [item(1), item(2)])
+        withKnownIssue(
+            "finding 1: a batch refused after landing in part is resent one change at a time under new keys"
+        ) {
+            #expect(remote.timesApplied(item(1)) == 1)
+            #expect(remote.timesApplied(item(2)) == 1)
+            #expect(remote.overapplied.isEmpty)
+        }
+    }
+
+    // MARK: Finding 2: the engine takes its own landed write for someone else's
+
+    @Test(arguments: [false, true])
+    func aChangeWhoseAnswerWasLostIsNotTakenForAnotherClientsUnderServerWins(versionTags: Bool) async throws {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        let device = try await HostileDevice(remote, conflicts: .serverWins)
+        try await device.notes.save(item(1, 1))
+        remote.loseNextAnswers(1)
+        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        try await device.notes.save(item(1, 2))
+        try await device.notes.sync()
+
+        let onRemote = try await remote.fetch(id: 1)
+        let onDevice = try await device.notes.fetch(id: 1)
+        #expect(remote.timesApplied(item(1, 1)) == 1)
+        #expect(try await device.outbox.changes().isEmpty)
+        withKnownIssue(
+            "finding 2: under .serverWins the engine took its own landed v1 for another client's write and dropped v2"
+        ) {
+            #expect(onRemote == item(1, 2))
+            #expect(onDevice == item(1, 2))
+            #expect(remote.timesApplied(item(1, 2)) == 1)
+        }
+    }
+
+    @Test func aDeleteAfterALostAnswerIsNotUndoneUnderMerge() async throws {
+        let remote = HostileRemote<Item>()
+        let device = try await HostileDevice(
+            remote, conflicts: .merge { _, local, remote in item(local.id, local.revision + remote.revision) }
+        )
+        try await device.notes.save(item(1))
+        remote.loseNextAnswers(1)
+        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        try await device.notes.delete(id: 1)
+        try await device.notes.sync()
+
+        let onRemote = try await remote.fetch(id: 1)
+        let onDevice = try await device.notes.fetch(id: 1)
+        #expect(remote.timesApplied(item(1)) == 1)
+        withKnownIssue(
+            "finding 2: under .merge the engine took its own landed save for another client's change and undid the delete"
+        ) {
+            #expect(onRemote == nil)
+            #expect(onDevice == nil)
+            #expect(remote.timesDeleted(1) == 1)
+        }
+    }
+
+    // MARK: Finding 3: a merged result under a used key is replayed, not applied
+
+    @Test func aMergedResultIsNotSentUnderAKeyTheServerAlreadyAnswered() async throws {
+        let remote = HostileRemote<Item>([item(1)])
+        let device = try await HostileDevice(
+            remote, conflicts: .merge { _, local, remote in item(local.id, local.revision + remote.revision) }
+        )
+        try await device.notes.sync()
+        try await device.notes.save(item(1, 10))
+        remote.loseNextAnswers(1)
+        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        try await remote.save(item(1, 20))  // another client, after the lost answer
+        try await device.notes.sync()
+
+        let onRemote = try await remote.fetch(id: 1)
+        let onDevice = try await device.notes.fetch(id: 1)
+        #expect(remote.timesApplied(item(1, 10)) == 1)
+        #expect(remote.timesApplied(item(1, 20)) == 1)
+        #expect(try await device.outbox.changes().isEmpty)
+        withKnownIssue(
+            "finding 3: the merged result went out under the change's used Idempotency-Key and the server replayed the first answer"
+        ) {
+            #expect(onRemote == item(1, 30))
+            #expect(onDevice == item(1, 30))
+            #expect(remote.timesApplied(item(1, 30)) == 1)
+        }
+    }
+
+    // MARK: Finding 4: a late create overwrites a newer write
+
+    @Test func aCreateThatLandsLateDoesNotOverwriteANewerWrite() async throws {
+        let remote = HostileRemote<Item>(versionTags: true)
+        let device = try await HostileDevice(remote, conflicts: .serverWins)
+        try await device.notes.save(item(1, 1))
+        remote.answerLate(next: 1)
+        let error = await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        #expect(error?.code == .timedOut)
+        try await remote.save(item(1, 2))  // another client creates it meanwhile
+        #expect(remote.releaseLateWrites() == 1)
+        try await device.notes.sync()
+
+        let onRemote = try await remote.fetch(id: 1)
+        let onDevice = try await device.notes.fetch(id: 1)
+        #expect(remote.timesApplied(item(1, 2)) == 1)
+        #expect(remote.timesApplied(item(1, 1)) <= 1)
+        withKnownIssue(
+            "finding 4: a create is sent without If-None-Match: * (nor can Repository say it yet), so landing late it overwrote the newer write"
+        ) {
+            #expect(onRemote == item(1, 2))
+            #expect(onDevice == item(1, 2))
+        }
+    }
+}
