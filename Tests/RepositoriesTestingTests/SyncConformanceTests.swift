@@ -85,8 +85,12 @@ func expectHostileRun(
         #expect(!broken.contains(.changesAreAppliedOnce), "\(report)", sourceLocation: sourceLocation)
     }
     if merging {
+        // A merged result now goes out under a key of its own (finding 3 is fixed), but a
+        // server that normalises makes a landed merge look unsent, so it is merged and applied
+        // again, and a later merge may overtake the one the law follows: it breaks in some runs.
         withKnownIssue(
-            "finding 3: a merged result sent under a used Idempotency-Key is replayed, not applied"
+            "finding 1: against a normalising server a landed merge looks unsent and is merged and applied again",
+            isIntermittent: true
         ) {
             #expect(!broken.contains(.mergesAreKept), "\(report)", sourceLocation: sourceLocation)
         }

@@ -117,11 +117,21 @@ import Testing
             report = failure.report
         }
         let broken = Set(report.violations.map(\.law))
-        #expect(broken.subtracting([.changesAreAppliedOnce]).isEmpty, "\(report)")
+        let known: Set<SyncConformanceLaw> =
+            policy == "merge" ? [.changesAreAppliedOnce, .mergesAreKept] : [.changesAreAppliedOnce]
+        #expect(broken.subtracting(known).isEmpty, "\(report)")
         withKnownIssue(
             "finding 1: a change whose answer was lost, or a batch applied in part, is resent under a new key and applied again"
         ) {
             #expect(!broken.contains(.changesAreAppliedOnce), "\(report)")
+        }
+        if policy == "merge" {
+            withKnownIssue(
+                "finding 1: against a normalising server a landed merge looks unsent and is merged and applied again",
+                isIntermittent: true
+            ) {
+                #expect(!broken.contains(.mergesAreKept), "\(report)")
+            }
         }
     }
 }

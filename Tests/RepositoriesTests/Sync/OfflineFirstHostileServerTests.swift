@@ -153,7 +153,7 @@ private struct HostileDevice {
         }
     }
 
-    // MARK: Finding 2: the engine takes its own landed write for someone else's
+    // MARK: Finding 2: the engine took its own landed write for someone else's (fixed)
 
     @Test(arguments: [false, true])
     func aChangeWhoseAnswerWasLostIsNotTakenForAnotherClientsUnderServerWins(versionTags: Bool) async throws {
@@ -169,13 +169,9 @@ private struct HostileDevice {
         let onDevice = try await device.notes.fetch(id: 1)
         #expect(remote.timesApplied(item(1, 1)) == 1)
         #expect(try await device.outbox.changes().isEmpty)
-        withKnownIssue(
-            "finding 2: under .serverWins the engine took its own landed v1 for another client's write and dropped v2"
-        ) {
-            #expect(onRemote == item(1, 2))
-            #expect(onDevice == item(1, 2))
-            #expect(remote.timesApplied(item(1, 2)) == 1)
-        }
+        #expect(onRemote == item(1, 2))
+        #expect(onDevice == item(1, 2))
+        #expect(remote.timesApplied(item(1, 2)) == 1)
     }
 
     @Test func aDeleteAfterALostAnswerIsNotUndoneUnderMerge() async throws {
@@ -192,16 +188,12 @@ private struct HostileDevice {
         let onRemote = try await remote.fetch(id: 1)
         let onDevice = try await device.notes.fetch(id: 1)
         #expect(remote.timesApplied(item(1)) == 1)
-        withKnownIssue(
-            "finding 2: under .merge the engine took its own landed save for another client's change and undid the delete"
-        ) {
-            #expect(onRemote == nil)
-            #expect(onDevice == nil)
-            #expect(remote.timesDeleted(1) == 1)
-        }
+        #expect(onRemote == nil)
+        #expect(onDevice == nil)
+        #expect(remote.timesDeleted(1) == 1)
     }
 
-    // MARK: Finding 3: a merged result under a used key is replayed, not applied
+    // MARK: Finding 3: a merged result under a used key was replayed, not applied (fixed)
 
     @Test func aMergedResultIsNotSentUnderAKeyTheServerAlreadyAnswered() async throws {
         let remote = HostileRemote<Item>([item(1)])
@@ -220,13 +212,9 @@ private struct HostileDevice {
         #expect(remote.timesApplied(item(1, 10)) == 1)
         #expect(remote.timesApplied(item(1, 20)) == 1)
         #expect(try await device.outbox.changes().isEmpty)
-        withKnownIssue(
-            "finding 3: the merged result went out under the change's used Idempotency-Key and the server replayed the first answer"
-        ) {
-            #expect(onRemote == item(1, 30))
-            #expect(onDevice == item(1, 30))
-            #expect(remote.timesApplied(item(1, 30)) == 1)
-        }
+        #expect(onRemote == item(1, 30))
+        #expect(onDevice == item(1, 30))
+        #expect(remote.timesApplied(item(1, 30)) == 1)
     }
 
     // MARK: Finding 4: a late create overwrites a newer write
