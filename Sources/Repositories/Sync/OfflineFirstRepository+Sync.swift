@@ -157,6 +157,24 @@ extension OfflineFirstRepository {
             default:
                 return record
             }
+        case .mergeFields(let tie):
+            let merged = FieldMerge.merge(base: record.base, local: record.entity, remote: current, tie: tie)
+            if Self.same(merged.result, record.entity) { return record }
+            guard let result = merged.result, !Self.same(merged.result, current) else {
+                try await keepRemote(current, for: record)
+                return nil
+            }
+            return try await engine.writeOrder.withLock(.key(record.id)) {
+                try Task.checkCancellation()
+                // The outbox and the local store both take the merge, or neither.
+                return try await runningToCompletion { [outbox, local] in
+                    guard let updated = try await outbox.replaceEntity(of: record, with: result) else {
+                        return nil
+                    }
+                    try await local.save(result)
+                    return updated
+                }
+            }
         }
     }
 
