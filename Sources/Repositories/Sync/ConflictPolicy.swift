@@ -14,7 +14,8 @@ public enum ConflictPolicy<Entity: Sendable>: Sendable {
     /// since the base takes that side's value, a field both changed to the same value takes
     /// it, and a field both changed to different values takes the value of the side `tie`
     /// names. Without a base, or when one side deleted the entity, `tie` decides the whole
-    /// entity. When the result is neither side's version it is sent and kept as a new change.
+    /// entity. A result that is neither side's version replaces the change in the outbox and
+    /// the copy here, and is sent.
     ///
     /// A field is a top-level key of the entity's encoded form (its `CodingKeys`): a nested
     /// value is one field, taken whole. A field one side holds and the other does not (an
