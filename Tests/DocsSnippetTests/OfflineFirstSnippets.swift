@@ -41,6 +41,29 @@ struct OfflineFirstSnippets {
         return notes
     }
 
+    /// "Conflicts": a merge field by field, the remote's value where both changed one.
+    func mergeFields(
+        api: HTTPRepository<Note>, file: FileRepository<Note>, outbox: Outbox<Note>
+    ) -> some SyncingRepository<Note, UUID> {
+        let notes = api.offlineFirst(
+            local: file, outbox: outbox,
+            conflicts: .mergeFields(tie: .remote))  // a field both changed: the server's value
+        return notes
+    }
+
+    /// "Conflicts": a merge field by field, with a tie per field.
+    func mergeFieldsWithATiePerField(
+        api: HTTPRepository<Note>, file: FileRepository<Note>, outbox: Outbox<Note>
+    ) -> some SyncingRepository<Note, UUID> {
+        let notes = api.offlineFirst(
+            local: file, outbox: outbox,
+            conflicts: .mergeFields(
+                tie: .custom { field, _, _, _ in
+                    field == "body" ? .local : .remote  // my text wins; the server's title, and the rest
+                }))
+        return notes
+    }
+
     /// "What the UI shows": the error a change was refused with, beside the entity.
     @MainActor final class NoteRefusal {
         var banner: String?

@@ -41,8 +41,10 @@ extension OfflineFirstRepository: SyncingRepository {
     public func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity> {
         try query.validate()
         try await prepared()
-        let entities = try await local.fetch(query)
-        let changes = try await outbox.changes()
+        // Under the write order, so no write is seen half done (queued but not yet shown).
+        let (entities, changes) = try await engine.readingConsistently {
+            (try await local.fetch(query), try await outbox.changes())
+        }
         return OfflineSnapshot(
             entities: entities,
             pendingIDs: Set(changes.filter { !$0.isRejected }.map(\.id)),

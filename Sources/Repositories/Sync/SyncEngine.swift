@@ -11,7 +11,8 @@ import Synchronization
 /// 2. **The write order** (``write(_:_:)``), by entity ID or for all: held by a write from
 ///    its outbox record to its local write, by a sync while it settles one change
 ///    (keeps the remote's version, or records a merge) and while a pull applies the remote's
-///    state, so no two of them interleave their two steps on one ID.
+///    state, so no two of them interleave their two steps on one ID; and for all by a
+///    snapshot while it reads both (``readingConsistently(_:)``).
 /// 3. **The outbox's own lock** (inside ``Outbox``), by ID, around each read-modify-write
 ///    of its records.
 ///
@@ -53,6 +54,12 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     /// waits and runs after it.
     func whileSyncing<T>(_ body: () async throws -> T) async throws -> T {
         try await syncOrder.withLock(.all, body)
+    }
+
+    /// Runs `body` holding all of the write order (lock 2), so that reads of both the local
+    /// store and the outbox see no write half done.
+    func readingConsistently<T>(_ body: () async throws -> T) async throws -> T {
+        try await writeOrder.withLock(.all, body)
     }
 
     /// Runs `body` holding `scope` of the write order (lock 2): a caller cancelled while it

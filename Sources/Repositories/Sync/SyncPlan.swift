@@ -35,7 +35,10 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// meanwhile, and the policy decides: ``ConflictPolicy/lastWriterWins`` sends,
     /// ``ConflictPolicy/serverWins`` keeps the remote's, ``ConflictPolicy/merge(_:)`` merges
     /// two saves, keeps the remote's change over a local delete, and sends a local save over
-    /// a remote delete (nothing written is lost).
+    /// a remote delete (nothing written is lost); ``ConflictPolicy/mergeFields(tie:)`` merges
+    /// field by field (``FieldMerge``), sending the device's change when the merge is it,
+    /// keeping the remote's when the merge is the remote's (or a deletion), and sending the
+    /// merge otherwise.
     static func decide(_ record: Record, remote current: Entity?, policy: ConflictPolicy<Entity>) -> Decision
     {
         if same(current, record.entity) { return .alreadyApplied }
@@ -54,6 +57,11 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             case (nil, _?): return .keepRemote(current)
             default: return .send
             }
+        case .mergeFields(let tie):
+            let merged = FieldMerge.merge(base: record.base, local: record.entity, remote: current, tie: tie)
+            if same(merged.result, record.entity) { return .send }
+            guard let result = merged.result, !same(result, current) else { return .keepRemote(current) }
+            return .sendMerged(result)
         }
     }
 
