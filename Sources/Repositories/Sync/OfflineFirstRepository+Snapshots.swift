@@ -2,7 +2,8 @@ extension OfflineFirstRepository: SyncingRepository {
     /// Snapshots of what `query` selects, with the pending and refused IDs, the time of the
     /// last sync and its error: now, then after every write, sync, and change to the
     /// pending changes. Snapshots that pile up while the consumer is busy are folded into
-    /// the newest.
+    /// the newest, and none is sent while a write is half done (its change queued but not
+    /// yet shown here, or the reverse): the write's end sends the next.
     ///
     /// - Throws: through the stream, a read of the local store or the outbox that failed,
     ///   or ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
@@ -22,7 +23,14 @@ extension OfflineFirstRepository: SyncingRepository {
                 try query.validate()
                 continuation.yield(try await snapshot(query))
                 for await _ in updates {
-                    continuation.yield(try await snapshot(query))
+                    // A write under way has recorded its change in the outbox but may not yet
+                    // have applied it here (or the reverse): a snapshot then would show it
+                    // half done. Its end sends another update, so wait for that one.
+                    let writes = engine.writes
+                    guard writes.underWay == 0 else { continue }
+                    let next = try await snapshot(query)
+                    guard engine.writes.begun == writes.begun else { continue }
+                    continuation.yield(next)
                 }
                 continuation.finish()
             } catch {
@@ -41,10 +49,8 @@ extension OfflineFirstRepository: SyncingRepository {
     public func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity> {
         try query.validate()
         try await prepared()
-        // Under the write order, so no write is seen half done (queued but not yet shown).
-        let (entities, changes) = try await engine.readingConsistently {
-            (try await local.fetch(query), try await outbox.changes())
-        }
+        let entities = try await local.fetch(query)
+        let changes = try await outbox.changes()
         return OfflineSnapshot(
             entities: entities,
             pendingIDs: Set(changes.filter { !$0.isRejected }.map(\.id)),

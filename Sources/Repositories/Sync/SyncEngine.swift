@@ -11,8 +11,7 @@ import Synchronization
 /// 2. **The write order** (``write(_:_:)``), by entity ID or for all: held by a write from
 ///    its outbox record to its local write, by a sync while it settles one change
 ///    (keeps the remote's version, or records a merge) and while a pull applies the remote's
-///    state, so no two of them interleave their two steps on one ID; and for all by a
-///    snapshot while it reads both (``readingConsistently(_:)``).
+///    state, so no two of them interleave their two steps on one ID.
 /// 3. **The outbox's own lock** (inside ``Outbox``), by ID, around each read-modify-write
 ///    of its records.
 ///
@@ -29,7 +28,20 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         var intervalLoop: Task<Void, Never>?
         /// The task running automatic syncs and their backoff waits, while one runs.
         var runner: Task<Void, Never>?
+        /// How many write sections have begun, and how many are under way (see ``writes``).
+        var writes = WriteCount()
     }
+
+    /// How many write sections (``write(_:_:)``) have begun since the engine was made, and
+    /// how many are under way now: a snapshot taken while none is under way, and before
+    /// another begins, sees no write half done.
+    struct WriteCount: Sendable {
+        var begun = 0
+        var underWay = 0
+    }
+
+    /// The write sections begun and under way now.
+    var writes: WriteCount { state.withLock { $0.writes } }
 
     /// Lock 2, the write order (see the type's documentation).
     private let writeOrder = KeyedAsyncLock<ID>()
@@ -56,12 +68,6 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         try await syncOrder.withLock(.all, body)
     }
 
-    /// Runs `body` holding all of the write order (lock 2), so that reads of both the local
-    /// store and the outbox see no write half done.
-    func readingConsistently<T>(_ body: () async throws -> T) async throws -> T {
-        try await writeOrder.withLock(.all, body)
-    }
-
     /// Runs `body` holding `scope` of the write order (lock 2): a caller cancelled while it
     /// waits gets `CancellationError` with nothing done; once `body` begins it runs to the
     /// end, and the caller gets its result, whatever is cancelled meanwhile.
@@ -70,6 +76,14 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     {
         try await writeOrder.withLock(scope) {
             try Task.checkCancellation()
+            state.withLock {
+                $0.writes.begun += 1
+                $0.writes.underWay += 1
+            }
+            defer {
+                state.withLock { $0.writes.underWay -= 1 }
+                updates.send(())
+            }
             return try await runningToCompletion(body)
         }
     }
