@@ -64,6 +64,17 @@ struct OfflineFirstSnippets {
         return notes
     }
 
+    /// "What is kept of a conflict": what a sync did, and a refusal's field errors in a form.
+    func report(notes: some SyncingRepository<Note, UUID>, note: Note) async throws -> [String: [String]] {
+        var fieldErrors: [String: [String]] = [:]
+        let report = try await notes.sync()
+        if let refusal = report.rejections[note.id] {
+            fieldErrors = refusal.fieldErrors  // beside each field of the form
+        }
+        print(report)  // "sent 3, confirmed 3, received 5 (full pull), 1 conflict, …"
+        return fieldErrors
+    }
+
     /// "What the UI shows": the error a change was refused with, beside the entity.
     @MainActor final class NoteRefusal {
         var banner: String?

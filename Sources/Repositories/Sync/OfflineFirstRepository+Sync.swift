@@ -11,14 +11,21 @@ extension OfflineFirstRepository {
     ///   So does a change the remote refuses before anything is sent (`encodingFailed`, or an
     ///   error whose `underlying` is ``RefusedBeforeSending``, such as an ID that names no
     ///   resource), even while its current copy is read.
-    public func sync() async throws {
+    /// - Returns: what the sync did: the changes sent and confirmed, the entities received,
+    ///   the conflicts settled, the changes refused with their errors, the calls made to the
+    ///   remote, and how long it took.
+    @discardableResult
+    public func sync() async throws -> SyncReport<ID> {
         try await prepared()
-        try await engine.whileSyncing {
+        return try await engine.whileSyncing {
+            let tally = SyncTally<ID>()
+            let start = ContinuousClock.now
             do {
-                try await push()
-                try await pull()
+                try await push(tally)
+                try await pull(tally)
                 try outbox.noteSynced(at: Date())
                 engine.syncEnded(with: nil)
+                return tally.report(duration: ContinuousClock.now - start)
             } catch {
                 engine.syncEnded(with: error)
                 throw error
@@ -36,12 +43,12 @@ extension OfflineFirstRepository {
     /// settled and sent again within one sync, before it waits for the next.
     private static var conditionalRounds: Int { 3 }
 
-    private func push() async throws {
+    private func push(_ tally: SyncTally<ID>) async throws {
         let pending = try await outbox.records().filter { !$0.rejected }
         guard !pending.isEmpty else { return }
         let current: Copies
         do {
-            current = try await currentCopies(of: pending.map(\.id))
+            current = try await currentCopies(of: pending.map(\.id), tally)
         } catch {
             try await outbox.fail(pending, with: error, rejected: false)
             throw error
@@ -49,15 +56,16 @@ extension OfflineFirstRepository {
         for record in pending {
             if let error = current.refused[record.id] {
                 try await outbox.fail([record], with: error, rejected: true)
+                tally.rejected([record.id], with: error)
             }
         }
         var toSend: [Outgoing] = []
         for record in pending where current.refused[record.id] == nil {
-            if let outgoing = try await settle(record, remote: current.copies[record.id]) {
+            if let outgoing = try await settle(record, remote: current.copies[record.id], tally) {
                 toSend.append(outgoing)
             }
         }
-        try await send(toSend)
+        try await send(toSend, tally)
     }
 
     /// What the remote holds for the pending IDs, and the IDs whose read it refused before
@@ -71,11 +79,12 @@ extension OfflineFirstRepository {
     /// tags versions (``VersionTaggingRepository``), else with none. A read the remote refuses
     /// before the wire (``SyncFailure/isRefusedBeforeSending(_:)``) marks that ID refused, and the others
     /// are read; a batch read so refused is read again one ID at a time to find it.
-    private func currentCopies(of ids: [ID]) async throws -> Copies {
+    private func currentCopies(of ids: [ID], _ tally: SyncTally<ID>) async throws -> Copies {
         var result = Copies()
         if let tagging = remote as? any VersionTaggingRepository<Entity, ID> {
             for id in ids {
                 try Task.checkCancellation()
+                tally.requested()
                 do {
                     if let copy = try await tagging.fetchTagged(id: id) { result.copies[id] = copy }
                 } catch  where SyncFailure.isRefusedBeforeSending(error) {
@@ -84,6 +93,7 @@ extension OfflineFirstRepository {
             }
             return result
         }
+        tally.requested()
         do {
             for entity in try await remote.fetch(ids: ids) {
                 result.copies[entity.id] = TaggedEntity(entity, tag: nil)
@@ -91,6 +101,7 @@ extension OfflineFirstRepository {
         } catch  where SyncFailure.isRefusedBeforeSending(error) && ids.count > 1 {
             for id in ids {
                 try Task.checkCancellation()
+                tally.requested()
                 do {
                     for entity in try await remote.fetch(ids: [id]) {
                         result.copies[entity.id] = TaggedEntity(entity, tag: nil)
@@ -108,10 +119,14 @@ extension OfflineFirstRepository {
     /// Carries out the plan's decision for `record` given the remote's current copy (see
     /// ``SyncPlan/decide(_:remote:policy:)``), and returns the change to send, or `nil` when
     /// nothing is to be sent.
-    private func settle(_ record: Record, remote current: TaggedEntity<Entity>?) async throws -> Outgoing? {
-        switch Plan.decide(record, remote: current?.entity, policy: conflicts) {
+    private func settle(_ record: Record, remote current: TaggedEntity<Entity>?, _ tally: SyncTally<ID>)
+        async throws -> Outgoing?
+    {
+        if Plan.isConflict(record, remote: current?.entity) { tally.conflicted(record.id) }
+        switch Plan.decide(record, remote: current?.entity, policy: conflictPolicy) {
         case .alreadyApplied:
             try await outbox.acknowledge([record])
+            tally.confirmed(1)
             return nil
         case .send:
             return Outgoing(record: record, tag: current?.tag)
@@ -153,13 +168,13 @@ extension OfflineFirstRepository {
     /// Sends `changes` in the plan's requests (see ``SyncPlan/requests(for:)``). A run the
     /// remote refuses is sent again one change at a time to find the one it refuses. A
     /// transient failure leaves this change and every later one pending, and is thrown.
-    private func send(_ changes: [Outgoing]) async throws {
+    private func send(_ changes: [Outgoing], _ tally: SyncTally<ID>) async throws {
         let requests = Plan.requests(for: changes)
         for (index, request) in requests.enumerated() {
             do {
                 switch request {
-                case .conditional(let record, let tag): try await sendConditionally(record, on: tag)
-                case .saves(let run), .deletes(let run): try await sendRun(run)
+                case .conditional(let record, let tag): try await sendConditionally(record, on: tag, tally)
+                case .saves(let run), .deletes(let run): try await sendRun(run, tally)
                 }
             } catch let error where SyncFailure.leavesChangePending(error) {
                 try await outbox.fail(requests[index...].flatMap(\.records), with: error, rejected: false)
@@ -168,19 +183,23 @@ extension OfflineFirstRepository {
         }
     }
 
-    private func sendRun(_ run: [Record]) async throws {
+    private func sendRun(_ run: [Record], _ tally: SyncTally<ID>) async throws {
         do {
             try await outbox.markSending(run)
             _OfflineFirstTestHooks.reached(.sending)
+            tally.sent(run.map(\.id))
+            tally.requested()
             try await deliver(run)
             _OfflineFirstTestHooks.reached(.sent)
             try await outbox.acknowledge(run)
+            tally.confirmed(run.count)
         } catch let error where !SyncFailure.leavesChangePending(error) {
             guard run.count > 1 else {
                 try await outbox.fail(run, with: error, rejected: true)
+                tally.rejected(run.map(\.id), with: error)
                 return
             }
-            for record in run { try await sendRun([record]) }
+            for record in run { try await sendRun([record], tally) }
         }
     }
 
@@ -203,16 +222,18 @@ extension OfflineFirstRepository {
     /// because its copy changed since (`conflict`), reads it again, settles again and sends
     /// on the new tag, up to ``conditionalRounds`` times; then the change stays pending for
     /// the next sync. Any other refusal rejects the change.
-    private func sendConditionally(_ record: Record, on tag: String) async throws {
+    private func sendConditionally(_ record: Record, on tag: String, _ tally: SyncTally<ID>) async throws {
         guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else {
-            return try await sendRun([record])
+            return try await sendRun([record], tally)
         }
         var outgoing = Outgoing(record: record, tag: tag)
         for round in 1...Self.conditionalRounds {
-            guard let tag = outgoing.tag else { return try await sendRun([outgoing.record]) }
+            guard let tag = outgoing.tag else { return try await sendRun([outgoing.record], tally) }
             do {
                 try await outbox.markSending([outgoing.record])
                 _OfflineFirstTestHooks.reached(.sending)
+                tally.sent([outgoing.record.id])
+                tally.requested()
                 try await withIdempotencyKey(Plan.key(of: outgoing.record, on: tag)) {
                     if let entity = outgoing.record.entity {
                         try await tagging.save(entity, ifMatch: tag)
@@ -221,25 +242,29 @@ extension OfflineFirstRepository {
                     }
                 }
                 _OfflineFirstTestHooks.reached(.sent)
-                return try await outbox.acknowledge([outgoing.record])
+                try await outbox.acknowledge([outgoing.record])
+                return tally.confirmed(1)
             } catch let error as RepositoryError where error.code == .conflict {
                 guard round < Self.conditionalRounds else {
                     return try await outbox.fail([outgoing.record], with: error, rejected: false)
                 }
+                tally.requested()
                 let copy = try await tagging.fetchTagged(id: outgoing.record.id)
-                guard let settled = try await settle(outgoing.record, remote: copy) else { return }
+                guard let settled = try await settle(outgoing.record, remote: copy, tally) else { return }
                 outgoing = settled
             } catch let error where !SyncFailure.leavesChangePending(error) {
-                return try await outbox.fail([outgoing.record], with: error, rejected: true)
+                try await outbox.fail([outgoing.record], with: error, rejected: true)
+                return tally.rejected([outgoing.record.id], with: error)
             }
         }
     }
 
     // MARK: Pull
 
-    private func pull() async throws {
+    private func pull(_ tally: SyncTally<ID>) async throws {
+        tally.requested()
         let values = try await remote.fetchAll()
-        try await engine.write(.all) { [outbox, local] in
+        let received = try await engine.write(.all) { [outbox, local] in
             let pending = Set(try await outbox.records().map(\.id))
             let current = try await local.fetchAll()
             let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
@@ -250,6 +275,8 @@ extension OfflineFirstRepository {
             let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
             _OfflineFirstTestHooks.reached(.pulling)
             if !gone.isEmpty { try await local.delete(ids: gone) }
+            return changed.count + gone.count
         }
+        tally.received(received)
     }
 }

@@ -66,7 +66,7 @@ where
     /// The durable queue of changes not sent yet.
     public let outbox: Outbox<Entity>
     /// How a conflict with a remote that changed meanwhile is settled.
-    public let conflicts: ConflictPolicy<Entity>
+    public let conflictPolicy: ConflictPolicy<Entity>
     let engine: SyncEngine<ID>
 
     /// Puts `local` and `outbox` beside `remote`.
@@ -75,19 +75,22 @@ where
     ///   - remote: where the changes go and the remote state comes from.
     ///   - local: answers every read; must be a store this device owns, never an API.
     ///   - outbox: keeps the changes not sent yet; one outbox for one local store.
-    ///   - conflicts: how a remote that changed since a change was made is settled.
+    ///   - conflicts: how a remote that changed since a change was made is settled; by
+    ///     default field by field, the remote's value winning a field both sides changed
+    ///     (``ConflictPolicy/mergeFields(tie:)``).
     ///   - automaticSync: when a sync starts by itself: after every write (the default),
     ///     after failures with backoff, and on an interval if it has one; `nil`: only when
     ///     ``sync()`` is called.
     public init(
-        remote: Remote, local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>,
+        remote: Remote, local: Local, outbox: Outbox<Entity>,
+        conflicts: ConflictPolicy<Entity> = .mergeFields(tie: .remote),
         automaticSync: AutomaticSync? = .afterWrites
     ) {
         requireCopy(Local.self, as: "local store", of: "OfflineFirstRepository")
         self.remote = remote
         self.local = local
         self.outbox = outbox
-        self.conflicts = conflicts
+        self.conflictPolicy = conflicts
         self.engine = SyncEngine(automatic: automaticSync)
     }
 

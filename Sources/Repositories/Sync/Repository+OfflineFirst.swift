@@ -10,7 +10,7 @@ extension Repository where Entity: Codable, ID: Codable {
     ///
     /// See ``OfflineFirstRepository`` for the sync, the conflicts and every partial failure.
     public func offlineFirst<Local: Repository>(
-        local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity>,
+        local: Local, outbox: Outbox<Entity>, conflicts: ConflictPolicy<Entity> = .mergeFields(tie: .remote),
         automaticSync: AutomaticSync? = .afterWrites
     ) -> OfflineFirstRepository<Self, Local> where Local.Entity == Entity, Local.ID == ID {
         OfflineFirstRepository(

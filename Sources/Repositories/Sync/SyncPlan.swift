@@ -42,10 +42,7 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     static func decide(_ record: Record, remote current: Entity?, policy: ConflictPolicy<Entity>) -> Decision
     {
         if same(current, record.entity) { return .alreadyApplied }
-        if same(current, record.base) || record.possiblyApplied.contains(where: { same(current, $0.entity) })
-        {
-            return .send
-        }
+        guard isConflict(record, remote: current) else { return .send }
         switch policy {
         case .lastWriterWins:
             return .send
@@ -63,6 +60,14 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             guard let result = merged.result, !same(result, current) else { return .keepRemote(current) }
             return .sendMerged(result)
         }
+    }
+
+    /// Whether the remote's version `current` is a conflict for `record`: it changed since the
+    /// version the change was made on, to one this device did not send itself (nor is it
+    /// the change's own version, which means the change landed).
+    static func isConflict(_ record: Record, remote current: Entity?) -> Bool {
+        !same(current, record.entity) && !same(current, record.base)
+            && !record.possiblyApplied.contains(where: { same(current, $0.entity) })
     }
 
     /// Whether two versions are the same: `==` when the entity is `Equatable`, else equal

@@ -1,9 +1,8 @@
 /// What one sync did: the changes it sent and the remote confirmed, what it brought in, the
 /// conflicts it settled, the changes the remote refused, and what it cost.
 ///
-/// The engine will return one from each sync; today ``OfflineFirstRepository/sync()``
-/// returns nothing and this is the type alone. ``description`` is a line for a log or a
-/// debug screen: "sent 3, confirmed 3, received 5 (full pull), 1 conflict, 0 rejected,
+/// ``OfflineFirstRepository/sync()`` returns one from each sync (discardable).
+/// ``description`` is a line for a log or a debug screen: "sent 3, confirmed 3, received 5 (full pull), 1 conflict, 0 rejected,
 /// 4 requests, 0.25 s".
 ///
 /// Generic over the entity's ID, so a screen finds an entity's refusal with its own ID, as

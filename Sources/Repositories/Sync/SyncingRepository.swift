@@ -11,8 +11,9 @@
 /// }
 /// ```
 public protocol SyncingRepository<Entity, ID>: Repository where Entity: Codable, ID: Codable {
-    /// Sends the pending changes, then brings the remote's state in.
-    func sync() async throws
+    /// Sends the pending changes, then brings the remote's state in, and says what it did.
+    @discardableResult
+    func sync() async throws -> SyncReport<ID>
     /// Where `id`'s changes stand.
     func status(of id: ID) async throws -> SyncStatus
     /// The pending changes now, then after every change to them.
