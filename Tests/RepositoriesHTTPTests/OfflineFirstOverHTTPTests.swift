@@ -102,6 +102,22 @@ import Testing
         }
     }
 
+    /// A todo "Buy milk" at `url`, and a transport that lets another client save "Buy oat
+    /// milk" just before each PUT it sends (with its own idempotency key: a detached task
+    /// inherits none).
+    private static func anotherClientWritingBeforeEachPUT(to url: URL) async throws
+        -> (other: HTTPRepository<Todo>, transport: InterceptingTransport)
+    {
+        let other = HTTPRepository<Todo>(baseURL: url)
+        try await other.save(Todo(id: 1, title: "Buy milk"))
+        let transport = InterceptingTransport(
+            when: { $0.httpMethod == "PUT" },
+            before: {
+                try await Task.detached { try await other.save(Todo(id: 1, title: "Buy oat milk")) }.value
+            })
+        return (other, transport)
+    }
+
     /// Another client's write lands between the sync's read of a note and its write: the
     /// write carries `If-Match` with the tag read, the server refuses it, and the sync
     /// settles again against the other client's version instead of overwriting it.
@@ -109,12 +125,7 @@ import Testing
     func aWriteLandingBetweenTheSyncsReadAndItsWriteIsCaughtByIfMatch(policy: String) async throws {
         try await withFixtureServer { server in
             let url = server.newCollection()
-            let other = HTTPRepository<Todo>(baseURL: url)
-            try await other.save(Todo(id: 1, title: "Buy milk"))
-            let transport = InterceptingTransport(when: { $0.httpMethod == "PUT" }) {
-                // Another client, with its own idempotency key (a detached task inherits none).
-                try await Task.detached { try await other.save(Todo(id: 1, title: "Buy oat milk")) }.value
-            }
+            let (other, transport) = try await Self.anotherClientWritingBeforeEachPUT(to: url)
             let conflicts: ConflictPolicy<Todo> =
                 policy == "merge"
                 ? .merge { _, mine, theirs in Todo(id: mine.id, title: theirs.title + " + " + mine.title) }
@@ -150,11 +161,7 @@ import Testing
     {
         try await withFixtureServer { server in
             let url = server.newCollection()
-            let other = HTTPRepository<Todo>(baseURL: url)
-            try await other.save(Todo(id: 1, title: "Buy milk"))
-            let transport = InterceptingTransport(when: { $0.httpMethod == "PUT" }) {
-                try await Task.detached { try await other.save(Todo(id: 1, title: "Buy oat milk")) }.value
-            }
+            let (other, transport) = try await Self.anotherClientWritingBeforeEachPUT(to: url)
             let api = HTTPRepository<Todo>(baseURL: url, transport: transport)
             switch decorator {
             case "retrying": try await settleAgainstADecoratedRemote(api.retrying(.default))
