@@ -2,8 +2,8 @@ extension OfflineFirstRepository: SyncingRepository {
     /// Snapshots of what `query` selects, with the pending and refused IDs, the time of the
     /// last sync and its error: now, then after every write, sync, and change to the
     /// pending changes. Snapshots that pile up while the consumer is busy are folded into
-    /// the newest, and none is sent while a write is half done (its change queued but not
-    /// yet shown here, or the reverse): the write's end sends the next.
+    /// the newest, and after the first none is sent while a write is half done (its change
+    /// queued but not yet shown here, or the reverse): the write's end sends the next.
     ///
     /// - Throws: through the stream, a read of the local store or the outbox that failed,
     ///   or ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.

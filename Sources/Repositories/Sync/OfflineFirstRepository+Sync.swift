@@ -183,16 +183,16 @@ extension OfflineFirstRepository {
         }
     }
 
+    /// Sends `run` in one call. A remote that refuses it (not a transient failure) has the
+    /// run narrowed to one change a call, to find the change it refuses; an error of the
+    /// outbox's own is thrown, never taken for a refusal.
     private func sendRun(_ run: [Record], _ tally: SyncTally<ID>) async throws {
+        try await outbox.markSending(run)
+        _OfflineFirstTestHooks.reached(.sending)
+        tally.sent(run.map(\.id))
+        tally.requested()
         do {
-            try await outbox.markSending(run)
-            _OfflineFirstTestHooks.reached(.sending)
-            tally.sent(run.map(\.id))
-            tally.requested()
             try await deliver(run)
-            _OfflineFirstTestHooks.reached(.sent)
-            try await outbox.acknowledge(run)
-            tally.confirmed(run.count)
         } catch let error where !SyncFailure.leavesChangePending(error) {
             guard run.count > 1 else {
                 try await outbox.fail(run, with: error, rejected: true)
@@ -200,7 +200,11 @@ extension OfflineFirstRepository {
                 return
             }
             for record in run { try await sendRun([record], tally) }
+            return
         }
+        _OfflineFirstTestHooks.reached(.sent)
+        try await outbox.acknowledge(run)
+        tally.confirmed(run.count)
     }
 
     private func deliver(_ run: [Record]) async throws {

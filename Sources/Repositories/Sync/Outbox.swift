@@ -218,8 +218,27 @@ where Entity.ID: Codable & Sendable {
     /// Notes durably, before a request carrying `records` leaves, that the remote may apply
     /// them: a change replaced after this, before the answer comes, is kept among the
     /// versions the remote may hold (``StoredChange/possiblyApplied``).
+    ///
+    /// A record a later change replaced since the sync read it still goes out in the
+    /// request: its version is added to the later change's ``StoredChange/possiblyApplied``.
     func markSending(_ records: [Record]) async throws {
-        try await update(records.filter { !$0.sending }) { $0.sending = true }
+        try await lock.withLock(.keys(Set(records.map(\.id)))) {
+            let current = try await self.records(records.map(\.id))
+            var changed: [Record] = []
+            for record in records {
+                guard var now = current[record.id] else { continue }
+                if now.revision == record.revision {
+                    guard !now.sending else { continue }
+                    now.sending = true
+                } else {
+                    now.possiblyApplied = Array(
+                        (now.possiblyApplied + [PossiblyApplied(entity: record.entity)])
+                            .suffix(Record.possiblyAppliedLimit))
+                }
+                changed.append(now)
+            }
+            if !changed.isEmpty { try await store.save(contentsOf: changed) }
+        }
     }
 
     /// Puts back what ``record(_:bases:)`` replaced: the local store could not take the change.
@@ -259,12 +278,15 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// Notes a failed try of each change in `sent` that is still current: `rejected` stops
-    /// it being tried again.
+    /// it being tried again. A change already rejected is left as it is by a failure that
+    /// does not reject (a transient one met later in the same sync).
     ///
     /// - Throws: `corrupted` naming the change when its count of tries cannot grow (it is
     ///   at `Int.max - 1`, which only damage or tampering reaches); nothing is written then.
     func fail(_ sent: [Record], with error: any Error, rejected: Bool) async throws {
         try await update(sent) { record in
+            // A change already refused stays refused, with its error, whatever fails later.
+            if record.rejected && !rejected { return }
             guard let attempts = OutboxCounters.attempts(after: record.attempts) else {
                 var damage = RepositoryError.corrupted(
                     "The count of tries of the change to \(record.id) in the outbox, \(record.attempts), "
