@@ -14,6 +14,12 @@ extension HTTPRepository {
     /// place of the first, since a server may refuse a bulk write that names a row twice;
     /// creates (any other `POST`) are never merged.
     ///
+    /// Each request carries an `Idempotency-Key`: a bulk request the call's key; a save of
+    /// one entity its own key when the caller gave one per entity
+    /// (`IdempotencyKey.perEntity`, as the offline-first sync does, so a change resent alone
+    /// or in another batch is the request the server already saw), else the call's key with
+    /// the entity's position.
+    ///
     /// Every entity is encoded before anything is sent, so an entity that cannot be encoded
     /// fails the batch with `encodingFailed` and nothing is saved. After that:
     ///
@@ -53,7 +59,8 @@ extension HTTPRepository {
         for (index, (entity, body)) in bodies.enumerated() {
             do {
                 try Task.checkCancellation()
-                try await send(entity, body: body, key: "\(key)-\(index + 1)", operation: "save(contentsOf:)")
+                let itemKey = IdempotencyKey.forEntity(entity.id) ?? "\(key)-\(index + 1)"
+                try await send(entity, body: body, key: itemKey, operation: "save(contentsOf:)")
             } catch var error as RepositoryError {
                 error.id = describe(entity.id)
                 error.reason =
@@ -103,7 +110,8 @@ extension HTTPRepository {
         for (index, id) in ids.enumerated() {
             do {
                 try Task.checkCancellation()
-                try await delete(id, key: "\(key)-\(index + 1)", operation: "delete(ids:)")
+                try await delete(
+                    id, key: IdempotencyKey.forEntity(id) ?? "\(key)-\(index + 1)", operation: "delete(ids:)")
             } catch var error as RepositoryError {
                 error.reason =
                     "delete(ids:) stopped at entity \(describe(id)), \(deleted.count + 1) of \(ids.count): "

@@ -25,6 +25,21 @@ public enum IdempotencyKey {
     public static func make() -> String {
         UUID().uuidString.lowercased()
     }
+
+    /// The key of each entity's own change in the batch call running in this task, by the
+    /// entity's ID as `String(describing:)` writes it; empty when the caller has none.
+    ///
+    /// An outbox sends several changes in one batch call, each change with a key of its own
+    /// that never changes while the change is unchanged. A store that sends a batch as one
+    /// request per entity sends each entity's own key (``forEntity(_:)``), so a change resent
+    /// later alone, or in another batch, carries the key the server saw and is applied once.
+    @TaskLocal public static var perEntity: [String: String] = [:]
+
+    /// The key of the change to the entity `id` in the batch call running in this task, or
+    /// `nil` when the caller gave none (derive one from ``current`` then).
+    public static func forEntity(_ id: some Hashable) -> String? {
+        perEntity.isEmpty ? nil : perEntity[String(describing: id)]
+    }
 }
 
 /// Runs `operation` with `key` as ``IdempotencyKey/current``, so every write it makes,

@@ -207,7 +207,17 @@ extension OfflineFirstRepository {
         tally.confirmed(run.count)
     }
 
+    /// Sends `run` in one call under the run's key, and each change's own key for a remote
+    /// that sends a batch one entity at a time (``IdempotencyKey/perEntity``).
     private func deliver(_ run: [Record]) async throws {
+        let ownKeys = Dictionary(
+            run.map { (String(describing: $0.id), $0.key) }, uniquingKeysWith: { _, last in last })
+        try await IdempotencyKey.$perEntity.withValue(run.count > 1 ? ownKeys : [:]) {
+            try await deliverUnderRunKey(run)
+        }
+    }
+
+    private func deliverUnderRunKey(_ run: [Record]) async throws {
         try await withIdempotencyKey(Plan.key(of: run)) {
             let saves = run.compactMap(\.entity)
             if saves.count == 1, let entity = saves.first {

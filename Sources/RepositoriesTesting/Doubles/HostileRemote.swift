@@ -73,6 +73,10 @@ where Entity.ID: Sendable {
         var ifMatch: String?
         /// `deleteAll()`: its changes are taken when it is applied.
         var deletesAll = false
+        /// Each change's own key in a batch, by the entity's ID described
+        /// (`IdempotencyKey.perEntity`): a change whose key the remote applied before is
+        /// not applied again.
+        var itemKeys: [String: String] = IdempotencyKey.perEntity
     }
 
     private struct RandomLoss {
@@ -139,7 +143,9 @@ where Entity.ID: Sendable {
 
     /// Whether a batch is applied item by item with no transaction: a refused item throws
     /// after the items before it were applied. Off (the default), a batch with a refused item
-    /// applies nothing.
+    /// applies nothing. On, each item honours its change's own key when the caller gave one
+    /// (`IdempotencyKey.perEntity`), as a server taking one request per entity does: an item
+    /// whose key was applied before, in a batch or alone, is not applied again.
     public var appliesBatchesItemByItem: Bool {
         get { state.withLock { $0.itemByItem } }
         set { state.withLock { $0.itemByItem = newValue } }
@@ -398,7 +404,17 @@ where Entity.ID: Sendable {
             toApply = state.itemByItem ? Array(incoming.changes[..<index]) : []
         }
         if refusal != nil && incoming.changes.count == 1 { toApply = [] }
-        for change in toApply { apply(change, key: incoming.key, in: &state) }
+        for change in toApply {
+            // A batch applied one entity at a time honours each change's own key, as a server
+            // taking one request per entity does.
+            guard state.itemByItem, state.honoursKeys, let itemKey = incoming.itemKeys["\(change.id)"] else {
+                apply(change, key: incoming.key, in: &state)
+                continue
+            }
+            if state.answers[itemKey] != nil { continue }  // applied before, as this very change
+            apply(change, key: itemKey, in: &state)
+            state.answers[itemKey] = .some(nil)
+        }
         if let key = incoming.key, refusal == nil || !toApply.isEmpty { state.answers[key] = .some(refusal) }
         if let refusal {
             state.requests.append(request(incoming, ids, .refused(applied: toApply.count)))
