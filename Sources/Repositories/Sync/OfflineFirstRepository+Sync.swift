@@ -174,7 +174,8 @@ extension OfflineFirstRepository {
             do {
                 switch request {
                 case .conditional(let record, let tag): try await sendConditionally(record, on: tag, tally)
-                case .saves(let run), .deletes(let run): try await sendRun(run, tally)
+                case .saves(let run, let key), .deletes(let run, let key):
+                    try await sendRun(run, under: key, tally)
                 }
             } catch let error where SyncFailure.leavesChangePending(error) {
                 try await outbox.fail(requests[index...].flatMap(\.records), with: error, rejected: false)
@@ -186,20 +187,21 @@ extension OfflineFirstRepository {
     /// Sends `run` in one call. A remote that refuses it (not a transient failure) has the
     /// run narrowed to one change a call, to find the change it refuses; an error of the
     /// outbox's own is thrown, never taken for a refusal.
-    private func sendRun(_ run: [Record], _ tally: SyncTally<ID>) async throws {
-        try await outbox.markSending(run)
+    private func sendRun(_ run: [Record], under key: String, _ tally: SyncTally<ID>) async throws {
+        try await outbox.markSending(run, underKey: key)
         _OfflineFirstTestHooks.reached(.sending)
         tally.sent(run.map(\.id))
         tally.requested()
         do {
-            try await deliver(run)
+            try await deliver(run, under: key)
         } catch let error where !SyncFailure.leavesChangePending(error) {
             guard run.count > 1 else {
                 try await outbox.fail(run, with: error, rejected: true)
                 tally.rejected(run.map(\.id), with: error)
                 return
             }
-            for record in run { try await sendRun([record], tally) }
+            // Narrowed with each change's own key, never a new one.
+            for record in run { try await sendRun([record], under: record.key, tally) }
             return
         }
         _OfflineFirstTestHooks.reached(.sent)
@@ -207,28 +209,27 @@ extension OfflineFirstRepository {
         tally.confirmed(run.count)
     }
 
-    /// Sends `run` in one call under the run's key, and each change's own key for a remote
-    /// that sends a batch one entity at a time (``IdempotencyKey/perEntity``).
-    private func deliver(_ run: [Record]) async throws {
+    /// Sends `run` in one call under `key`, and each change's own key for a remote that sends
+    /// a batch one entity at a time (``IdempotencyKey/perEntity``).
+    private func deliver(_ run: [Record], under key: String) async throws {
         let ownKeys = Dictionary(
             run.map { (String(describing: $0.id), $0.key) }, uniquingKeysWith: { _, last in last })
         try await IdempotencyKey.$perEntity.withValue(run.count > 1 ? ownKeys : [:]) {
-            try await deliverUnderRunKey(run)
+            try await withIdempotencyKey(key) { try await deliverInOneCall(run) }
         }
     }
 
-    private func deliverUnderRunKey(_ run: [Record]) async throws {
-        try await withIdempotencyKey(Plan.key(of: run)) {
-            let saves = run.compactMap(\.entity)
-            if saves.count == 1, let entity = saves.first {
-                try await remote.save(entity)
-            } else if !saves.isEmpty {
-                try await remote.save(contentsOf: saves)
-            } else if run.count == 1, let record = run.first {
-                try await remote.delete(id: record.id)
-            } else {
-                try await remote.delete(ids: run.map(\.id))
-            }
+    /// The remote's call for `run`: a save or a delete of one, or of several.
+    private func deliverInOneCall(_ run: [Record]) async throws {
+        let saves = run.compactMap(\.entity)
+        if saves.count == 1, let entity = saves.first {
+            try await remote.save(entity)
+        } else if !saves.isEmpty {
+            try await remote.save(contentsOf: saves)
+        } else if run.count == 1, let record = run.first {
+            try await remote.delete(id: record.id)
+        } else {
+            try await remote.delete(ids: run.map(\.id))
         }
     }
 
@@ -238,13 +239,15 @@ extension OfflineFirstRepository {
     /// the next sync. Any other refusal rejects the change.
     private func sendConditionally(_ record: Record, on tag: String, _ tally: SyncTally<ID>) async throws {
         guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else {
-            return try await sendRun([record], tally)
+            return try await sendRun([record], under: record.key, tally)
         }
         var outgoing = Outgoing(record: record, tag: tag)
         for round in 1...Self.conditionalRounds {
-            guard let tag = outgoing.tag else { return try await sendRun([outgoing.record], tally) }
+            guard let tag = outgoing.tag else {
+                return try await sendRun([outgoing.record], under: outgoing.record.key, tally)
+            }
             do {
-                try await outbox.markSending([outgoing.record])
+                try await outbox.markSending([outgoing.record], underKey: nil)
                 _OfflineFirstTestHooks.reached(.sending)
                 tally.sent([outgoing.record.id])
                 tally.requested()

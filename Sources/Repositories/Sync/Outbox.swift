@@ -221,15 +221,20 @@ where Entity.ID: Codable & Sendable {
     ///
     /// A record a later change replaced since the sync read it still goes out in the
     /// request: its version is added to the later change's ``StoredChange/possiblyApplied``.
-    func markSending(_ records: [Record]) async throws {
+    ///
+    /// `key` is an unconditional request's idempotency key, kept with each change
+    /// (``StoredChange/sentKey``) until the answer comes, so a retry sends that request again
+    /// under it; `nil` for a conditional one, which a retry sends on the version it then reads.
+    func markSending(_ records: [Record], underKey key: String?) async throws {
         try await lock.withLock(.keys(Set(records.map(\.id)))) {
             let current = try await self.records(records.map(\.id))
             var changed: [Record] = []
             for record in records {
                 guard var now = current[record.id] else { continue }
                 if now.revision == record.revision {
-                    guard !now.sending else { continue }
+                    guard !now.sending || now.sentKey != key else { continue }
                     now.sending = true
+                    now.sentKey = key
                 } else {
                     now.possiblyApplied = Array(
                         (now.possiblyApplied + [PossiblyApplied(entity: record.entity)])
@@ -298,6 +303,9 @@ where Entity.ID: Codable & Sendable {
             record.attempts = attempts
             record.lastError = .init(error)
             record.rejected = rejected
+            // A refusal is an answer: a later try is a request of its own. A transient failure
+            // is none: the next try sends the same request again.
+            if rejected { record.sentKey = nil }
         }
     }
 
@@ -312,6 +320,7 @@ where Entity.ID: Codable & Sendable {
             if current.sending {
                 current.possiblyApplied = Self.possiblyApplied(after: current)
                 current.sending = false
+                current.sentKey = nil
             }
             current.entity = entity
             current.base = remote

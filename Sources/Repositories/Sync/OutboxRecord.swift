@@ -34,9 +34,15 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
     /// the device's own write, not another device's, so the later change is sent over it
     /// rather than settled as a conflict. Oldest first; the last few only.
     var possiblyApplied: [PossiblyApplied<Payload>] = []
+    /// The idempotency key of the request that carried this change and went unanswered
+    /// (`nil` once answered, or never sent): a retry sends the change again in one request
+    /// under this key, with every other change of that request still unchanged, so a server
+    /// that applied the first answers the second from its record instead of applying it again.
+    var sentKey: String?
 
     enum CodingKeys: String, CodingKey {
         case id, entity, base, key, revision, attempts, lastError, rejected, madeAt, sending, possiblyApplied
+        case sentKey
     }
 
     /// How many earlier versions ``possiblyApplied`` keeps: a device that replaces a change
@@ -52,6 +58,7 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
             lastError: lastError,
             rejected: rejected, madeAt: madeAt)
         mapped.sending = sending
+        mapped.sentKey = sentKey
         mapped.possiblyApplied = try possiblyApplied.map {
             PossiblyApplied(entity: try $0.entity.map(transform))
         }
@@ -90,6 +97,7 @@ extension StoredChange: Decodable where Payload: Decodable {
         madeAt = try container.decode(Date.self, forKey: .madeAt)
         // Absent in records written before the outbox kept them.
         sending = try container.decodeIfPresent(Bool.self, forKey: .sending) ?? false
+        sentKey = try container.decodeIfPresent(String.self, forKey: .sentKey)
         possiblyApplied =
             try container.decodeIfPresent([PossiblyApplied<Payload>].self, forKey: .possiblyApplied) ?? []
         if let damage = OutboxCounters.damage(revision: revision, attempts: attempts) {

@@ -101,43 +101,64 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     enum Request {
         /// One change sent on the remote's version `tag` (`If-Match`).
         case conditional(Record, tag: String)
-        /// Saves sent in one call (one change: `save`; several: `save(contentsOf:)`).
-        case saves([Record])
-        /// Deletes sent in one call (one change: `delete(id:)`; several: `delete(ids:)`).
-        case deletes([Record])
+        /// Saves sent in one call under `key` (one change: `save`; several: `save(contentsOf:)`).
+        case saves([Record], key: String)
+        /// Deletes sent in one call under `key` (one change: `delete(id:)`; several:
+        /// `delete(ids:)`).
+        case deletes([Record], key: String)
 
         /// The changes the request carries, in order.
         var records: [Record] {
             switch self {
             case .conditional(let record, _): [record]
-            case .saves(let records), .deletes(let records): records
+            case .saves(let records, _), .deletes(let records, _): records
             }
         }
     }
 
-    /// The requests that send `changes`, in order: a change settled against a tagged version
-    /// alone, on its tag; the others in the longest runs of saves and of deletes between
-    /// them, one call each.
+    /// The requests that send `changes`, in order: changes an unconditional request carried
+    /// that went unanswered (the same ``StoredChange/sentKey``) together again in one request
+    /// under that key, where the first of them stands, tagged or not (a retry is the same
+    /// request, so a server that applied it answers from its record); a change settled
+    /// against a tagged version alone, on its tag; the others in the longest runs of saves
+    /// and of deletes between them, one call each, under ``key(of:)``.
     static func requests(for changes: [Outgoing]) -> [Request] {
+        var unanswered: [String: [Record]] = [:]
+        for change in changes {
+            if let key = change.record.sentKey { unanswered[key, default: []].append(change.record) }
+        }
         var requests: [Request] = []
         var index = 0
         while index < changes.count {
-            if let tag = changes[index].tag {
-                requests.append(.conditional(changes[index].record, tag: tag))
+            let record = changes[index].record
+            if let key = record.sentKey {
+                // The whole unanswered request, once, where its first change stands.
+                if let run = unanswered.removeValue(forKey: key) { requests.append(request(run, key: key)) }
                 index += 1
                 continue
             }
-            let isSave = changes[index].record.entity != nil
+            if let tag = changes[index].tag {
+                requests.append(.conditional(record, tag: tag))
+                index += 1
+                continue
+            }
+            let isSave = record.entity != nil
             var end = index + 1
-            while end < changes.count, changes[end].tag == nil, (changes[end].record.entity != nil) == isSave
+            while end < changes.count, changes[end].tag == nil, changes[end].record.sentKey == nil,
+                (changes[end].record.entity != nil) == isSave
             {
                 end += 1
             }
             let run = changes[index..<end].map(\.record)
-            requests.append(isSave ? .saves(run) : .deletes(run))
+            requests.append(request(run, key: key(of: run)))
             index = end
         }
         return requests
+    }
+
+    /// Saves or deletes `run` (all of one kind) under `key`.
+    private static func request(_ run: [Record], key: String) -> Request {
+        run.first?.entity != nil ? .saves(run, key: key) : .deletes(run, key: key)
     }
 
     /// The idempotency key of a run of changes: the change's own for one change, and for

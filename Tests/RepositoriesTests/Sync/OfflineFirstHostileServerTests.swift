@@ -120,17 +120,11 @@ private struct HostileDevice {
         #expect(try await remote.fetchAll() == expected)
         #expect(try await device.notes.fetchAll() == expected)
         #expect(try await device.outbox.changes().isEmpty)
-        withKnownIssue(
-            """
-            finding 1: a batch sent as one request carries one key, not each change's; the \
-            resend, regrouped with 3, is a new request (changes do not yet go one per request \
-            to such a remote, nor does the remote's answer become their base)
-            """
-        ) {
-            #expect(remote.timesApplied(item(1)) == 1)
-            #expect(remote.timesApplied(item(2)) == 1)
-            #expect(remote.overapplied.isEmpty)
-        }
+        // Fixed: the unanswered batch is sent again whole under its key, and the server
+        // answers from its record; 3 goes in a request of its own.
+        #expect(remote.timesApplied(item(1)) == 1)
+        #expect(remote.timesApplied(item(2)) == 1)
+        #expect(remote.overapplied.isEmpty)
         #expect(remote.timesApplied(item(3)) == 1)
     }
 

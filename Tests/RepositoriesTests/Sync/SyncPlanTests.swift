@@ -128,8 +128,8 @@ import Testing
         requests.map { request in
             switch request {
             case .conditional(let record, let tag): "C\(record.id)@\(tag)"
-            case .saves(let run): "S\(run.map(\.id))"
-            case .deletes(let run): "D\(run.map(\.id))"
+            case .saves(let run, _): "S\(run.map(\.id))"
+            case .deletes(let run, _): "D\(run.map(\.id))"
             }
         }.joined(separator: " ")
     }
@@ -145,6 +145,24 @@ import Testing
     ])
     func changesGoInTheLongestRunsBetweenConditionalOnes(pattern: String, expected: String) {
         #expect(Self.describe(Plan.requests(for: Self.outgoing(pattern))) == expected)
+    }
+
+    /// Changes a request carried that went unanswered go out together again, in one request
+    /// under its key, where the first of them stands, whatever stands between them now.
+    @Test func anUnansweredRequestIsSentAgainWholeUnderItsKey() {
+        var changes = Self.outgoing("sssds")
+        changes[1].record.sentKey = "lost"
+        changes[3].record.sentKey = "lost"
+        changes[3].record.entity = item(3)  // a save, as every change of that request was
+        let requests = Plan.requests(for: changes)
+        #expect(Self.describe(requests) == "S[0] S[1, 3] S[2] S[4]")
+        guard case .saves(_, let key) = requests[1] else {
+            Issue.record("the unanswered request is a run of saves")
+            return
+        }
+        #expect(key == "lost")
+        guard case .saves(_, let other) = requests[2] else { return }
+        #expect(other == Plan.key(of: [changes[2].record]))
     }
 
     @Test func aRunsKeyIsTheChangesOwnAloneAndOneDerivedFromTheirsTogether() {
