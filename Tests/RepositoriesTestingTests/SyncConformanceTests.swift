@@ -102,14 +102,18 @@ func expectHostileRun(
         .make(index: local.id, revision: 1_000_000 + local.revision + remote.revision)
     }
 
+    /// The policy a test argument names.
+    static func policy(named name: String) -> ConflictPolicy<ConformanceEntity> {
+        switch name {
+        case "lastWriterWins": .lastWriterWins
+        case "serverWins": .serverWins
+        default: merge
+        }
+    }
+
     @Test(arguments: ["lastWriterWins", "serverWins", "merge"])
     func theOfflineFirstRepositoryConformsUnderEveryPolicy(_ policy: String) async throws {
-        let conflicts: ConflictPolicy<ConformanceEntity> =
-            switch policy {
-            case "lastWriterWins": .lastWriterWins
-            case "serverWins": .serverWins
-            default: Self.merge
-            }
+        let conflicts = Self.policy(named: policy)
         let report = try await SyncConformance(
             options: SyncConformanceOptions(seed: 11),
             conflicts: conflicts, makeRemote: { InMemoryRepository<ConformanceEntity>() },
@@ -126,12 +130,7 @@ func expectHostileRun(
     /// known issues naming the finding of issue 23 they show.
     @Test(arguments: ["lastWriterWins", "serverWins", "merge"])
     func theOfflineFirstRepositoryAgainstAHostileRemote(_ policy: String) async throws {
-        let conflicts: ConflictPolicy<ConformanceEntity> =
-            switch policy {
-            case "lastWriterWins": .lastWriterWins
-            case "serverWins": .serverWins
-            default: Self.merge
-            }
+        let conflicts = Self.policy(named: policy)
         let report = try await SyncConformance(
             options: SyncConformanceOptions(
                 seed: 11, lostAnswerProbability: 0.2, halfAppliedBatchProbability: 0.3,
