@@ -71,12 +71,13 @@ func story(in directory: URL) async throws {
     )
 
     online.withLock { $0 = true }
-    try await products.sync()
+    let report = try await products.sync()
     let left = try await outbox.changes().count
     print(
         "Back online, sync(): the API holds \(names(try await server.fetchAll())); \(left) changes waiting"
             + " (Cheese: \(try await products.status(of: 4)))"
     )
+    print("What that sync did, as its SyncReport says: \(report)")
 
     let bargains = try await cheapest(2, in: products)
     print("The two cheapest, asked through the Repository protocol: \(names(bargains))")
