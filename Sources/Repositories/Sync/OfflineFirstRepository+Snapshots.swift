@@ -2,8 +2,8 @@ extension OfflineFirstRepository: SyncingRepository {
     /// Snapshots of what `query` selects, with the pending and refused IDs, the time of the
     /// last sync and its error: now, then after every write, sync, and change to the
     /// pending changes. Snapshots that pile up while the consumer is busy are folded into
-    /// the newest, and after the first none is sent while a write is half done (its change
-    /// queued but not yet shown here, or the reverse): the write's end sends the next.
+    /// the newest, and none is sent while a write is half done (its change queued but not
+    /// yet shown here, or the reverse): the write's end sends the next.
     ///
     /// - Throws: through the stream, a read of the local store or the outbox that failed,
     ///   or ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
@@ -21,16 +21,9 @@ extension OfflineFirstRepository: SyncingRepository {
             defer { forwarding.cancel() }
             do {
                 try query.validate()
-                continuation.yield(try await snapshot(query))
+                if let first = try await wholeSnapshot(query) { continuation.yield(first) }
                 for await _ in updates {
-                    // A write under way has recorded its change in the outbox but may not yet
-                    // have applied it here (or the reverse): a snapshot then would show it
-                    // half done. Its end sends another update, so wait for that one.
-                    let writes = engine.writes
-                    guard writes.underWay == 0 else { continue }
-                    let next = try await snapshot(query)
-                    guard engine.writes.begun == writes.begun else { continue }
-                    continuation.yield(next)
+                    if let next = try await wholeSnapshot(query) { continuation.yield(next) }
                 }
                 continuation.finish()
             } catch {
@@ -39,6 +32,17 @@ extension OfflineFirstRepository: SyncingRepository {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// A snapshot that shows no write half done, or `nil` when a write was under way or began
+    /// while it was read: such a write has recorded its change in the outbox but may not yet
+    /// have applied it here (or the reverse). Its end sends an update (the streams subscribe
+    /// before they read), so the next snapshot follows.
+    private func wholeSnapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity>? {
+        let writes = engine.writes
+        guard writes.underWay == 0 else { return nil }
+        let snapshot = try await snapshot(query)
+        return engine.writes.begun == writes.begun ? snapshot : nil
     }
 
     /// What `query` selects now, with the pending and refused IDs, the time of the last
