@@ -8,6 +8,21 @@ import Testing
 /// then every device syncs with the remote answering again and all must agree, with no
 /// acknowledged change lost.
 @Suite struct OfflineFirstChaosSyncTests {
+    /// A device's `FileRepository` and outbox in `directory`. Other tests of this process
+    /// start child processes; one being spawned holds copies of the descriptors until it
+    /// execs, so a store reopened at that instant may have to wait a moment for the lock.
+    @Sendable static func openDevice(_ directory: URL) async throws -> SyncDeviceStores<FileRepository<Item>>
+    {
+        let local = try await FileRepository<Item>(
+            fileURL: directory.appending(path: "items.store"), options: .init(lockWait: .seconds(5)))
+        let outbox = try await Outbox<Item>(
+            fileURL: directory.appending(path: "items.outbox"), lockWait: .seconds(5))
+        return SyncDeviceStores(local: local, outbox: outbox) {
+            try await local.close()
+            try await outbox.close()
+        }
+    }
+
     static let operations = 10_000
     static let policies = ["lastWriterWins", "serverWins", "merge"]
     /// Merged entities are recognisable: their revision starts at a million.
@@ -43,19 +58,7 @@ import Testing
                 remotes.update { $0.append(remote) }
                 return remote
             },
-            openDevice: { directory in
-                // Other tests of this process start child processes; one being spawned holds
-                // copies of the descriptors until it execs, so a store reopened at that
-                // instant may have to wait a moment for the lock.
-                let local = try await FileRepository<Item>(
-                    fileURL: directory.appending(path: "items.store"), options: .init(lockWait: .seconds(5)))
-                let outbox = try await Outbox<Item>(
-                    fileURL: directory.appending(path: "items.outbox"), lockWait: .seconds(5))
-                return SyncDeviceStores(local: local, outbox: outbox) {
-                    try await local.close()
-                    try await outbox.close()
-                }
-            },
+            openDevice: Self.openDevice,
             // Even indexes: the fixture's 128 KiB payload (index 7) would make this a disk benchmark.
             makeEntity: { item($0 * 2, $1) }
         ).run()
@@ -99,16 +102,7 @@ import Testing
             })
         let suite = SyncConformance(
             options: options, conflicts: conflicts, makeRemote: { InMemoryRepository<Item>() },
-            openDevice: { directory in
-                let local = try await FileRepository<Item>(
-                    fileURL: directory.appending(path: "items.store"), options: .init(lockWait: .seconds(5)))
-                let outbox = try await Outbox<Item>(
-                    fileURL: directory.appending(path: "items.outbox"), lockWait: .seconds(5))
-                return SyncDeviceStores(local: local, outbox: outbox) {
-                    try await local.close()
-                    try await outbox.close()
-                }
-            },
+            openDevice: Self.openDevice,
             makeEntity: { item($0 * 2, $1) })
         let report: SyncConformanceReport
         do {

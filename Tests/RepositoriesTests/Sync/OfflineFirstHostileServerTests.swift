@@ -102,12 +102,11 @@ private struct HostileDevice {
 
     // MARK: Finding 1: a normalised copy looks unsent, and the resend is applied again
 
-    @Test(arguments: [false, true])
-    func aChangeANormalisingServerAppliedBeforeItsAnswerWasLostIsNotAppliedAgain(versionTags: Bool)
-        async throws
+    /// A device over `remote` that saved 1 and 2, synced while the remote applied them and
+    /// lost the answer, then saved 3 and synced again.
+    private static func savesOneAndTwoLosesTheAnswerThenSavesThree(_ remote: HostileRemote<Item>) async throws
+        -> HostileDevice
     {
-        let remote = HostileRemote<Item>(versionTags: versionTags)
-        remote.normalize(lowercased)
         let device = try await HostileDevice(remote)
         try await device.notes.save(item(1))
         try await device.notes.save(item(2))
@@ -115,6 +114,16 @@ private struct HostileDevice {
         await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
         try await device.notes.save(item(3))
         try await device.notes.sync()
+        return device
+    }
+
+    @Test(arguments: [false, true])
+    func aChangeANormalisingServerAppliedBeforeItsAnswerWasLostIsNotAppliedAgain(versionTags: Bool)
+        async throws
+    {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        remote.normalize(lowercased)
+        let device = try await Self.savesOneAndTwoLosesTheAnswerThenSavesThree(remote)
 
         let expected = [item(1), item(2), item(3)].map(lowercased)
         #expect(try await remote.fetchAll() == expected)
@@ -156,13 +165,7 @@ private struct HostileDevice {
         let remote = HostileRemote<Item>()
         remote.normalize(lowercased)
         remote.appliesBatchesItemByItem = true
-        let device = try await HostileDevice(remote)
-        try await device.notes.save(item(1))
-        try await device.notes.save(item(2))
-        remote.loseNextAnswers(1)
-        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
-        try await device.notes.save(item(3))
-        try await device.notes.sync()
+        let device = try await Self.savesOneAndTwoLosesTheAnswerThenSavesThree(remote)
 
         #expect(try await remote.fetchAll() == [item(1), item(2), item(3)].map(lowercased))
         #expect(try await device.outbox.changes().isEmpty)
