@@ -1,7 +1,7 @@
 extension OfflineFirstRepository: SyncingRepository {
-    /// Snapshots of what `query` selects, with the pending and refused IDs, the time of the
-    /// last sync and its error: now, then after every write, sync, and change to the
-    /// pending changes. Snapshots that pile up while the consumer is busy are folded into
+    /// Snapshots of what `query` selects, with the pending and refused IDs, the conflicts not
+    /// yet acknowledged, the time of the last sync and its error: now, then after every
+    /// write, sync, acknowledgement, and change to the pending changes. Snapshots that pile up while the consumer is busy are folded into
     /// the newest, and none is sent while a write is half done (its change queued but not
     /// yet shown here, or the reverse): the write's end sends the next.
     ///
@@ -45,8 +45,9 @@ extension OfflineFirstRepository: SyncingRepository {
         return engine.writes.begun == writes.begun ? snapshot : nil
     }
 
-    /// What `query` selects now, with the pending and refused IDs, the time of the last
-    /// sync and its error: one snapshot, as ``values(_:)`` sends them.
+    /// What `query` selects now, with the pending and refused IDs, the conflicts not yet
+    /// acknowledged, the time of the last sync and its error: one snapshot, as
+    /// ``values(_:)`` sends them.
     ///
     /// - Throws: a read of the local store or the outbox that failed, or
     ///   ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
@@ -58,7 +59,7 @@ extension OfflineFirstRepository: SyncingRepository {
         return OfflineSnapshot(
             entities: entities,
             pendingIDs: Set(changes.filter { !$0.isRejected }.map(\.id)),
-            rejections: Self.rejections(in: changes),
+            rejections: Self.rejections(in: changes), conflicts: try await outbox.conflicts.all(),
             lastSyncedAt: outbox.lastSyncedAt, lastSyncError: lastSyncError)
     }
 

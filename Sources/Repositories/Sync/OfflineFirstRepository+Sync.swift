@@ -122,8 +122,13 @@ extension OfflineFirstRepository {
     private func settle(_ record: Record, remote current: TaggedEntity<Entity>?, _ tally: SyncTally<ID>)
         async throws -> Outgoing?
     {
-        if Plan.isConflict(record, remote: current?.entity) { tally.conflicted(record.id) }
-        switch Plan.decide(record, remote: current?.entity, policy: conflictPolicy) {
+        let settlement = Plan.settle(record, remote: current?.entity, policy: conflictPolicy)
+        if let conflict = Plan.conflict(record, remote: current?.entity, settlement: settlement, at: Date()) {
+            // Kept before the sync acts on it, so a kill in between loses no record of it.
+            try await outbox.conflicts.keep(conflict)
+            tally.conflicted(record.id)
+        }
+        switch settlement.decision {
         case .alreadyApplied:
             try await outbox.acknowledge([record])
             tally.confirmed(1)

@@ -297,6 +297,31 @@ extension OfflineFirstRepository {
         outbox.pendingChanges()
     }
 
+    /// The conflicts syncs settled that the app has not acknowledged, oldest first, now and
+    /// after every change: for a screen that says what a sync decided ("merged field by
+    /// field: notes from this device; status from the remote") until the user has seen it.
+    /// Each is kept durably, across restarts and app updates, until
+    /// ``acknowledge(conflict:)``. The stream ends when the outbox is closed.
+    ///
+    /// ```swift
+    /// for await conflicts in notes.conflicts() {
+    ///     banner = conflicts.last.map { "\($0.entityID): \($0.resolution)" }
+    /// }
+    /// ```
+    public func conflicts() -> AsyncStream<[SyncConflict<Entity>]> {
+        outbox.conflicts.updates()
+    }
+
+    /// Forgets `conflict`: the app has shown it, or has no use for it. A conflict forgotten
+    /// already is no error.
+    ///
+    /// - Throws: the outbox's error when its file cannot be written (closed, say); then the
+    ///   conflict is still kept.
+    public func acknowledge(conflict: SyncConflict<Entity>) async throws {
+        try await outbox.conflicts.acknowledge(conflict.id)
+        engine.updates.send(())
+    }
+
     /// Makes a rejected change pending again and starts a sync when `automaticSync` is on.
     public func retry(id: ID) async throws {
         try await outbox.retry(id)

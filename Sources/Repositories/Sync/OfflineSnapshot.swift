@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a screen over an ``OfflineFirstRepository`` shows at one moment: the entities, which
-/// of them wait to be sent or were refused, how old the remote state is, and the last sync
-/// error.
+/// of them wait to be sent or were refused, the conflicts syncs settled, how old the remote
+/// state is, and the last sync error.
 public struct OfflineSnapshot<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Sendable {
     /// The entities the query selects, as the device holds them.
     public var entities: [Entity]
@@ -15,6 +15,10 @@ public struct OfflineSnapshot<Entity: Identifiable & Sendable>: Sendable where E
     public var rejections: [Entity.ID: RepositoryError]
     /// The IDs whose change the remote refused: the keys of ``rejections``.
     public var rejectedIDs: Set<Entity.ID> { Set(rejections.keys) }
+    /// The conflicts syncs settled that the app has not acknowledged, oldest first, for every
+    /// entity (not only those the query selects: a conflict may have deleted its entity). See
+    /// ``OfflineFirstRepository/conflicts()``.
+    public var conflicts: [SyncConflict<Entity>]
     /// When a sync last finished without an error, kept across restarts; `nil`: never.
     public var lastSyncedAt: Date?
     /// The error of the last sync that failed since then, or `nil`.
@@ -23,11 +27,12 @@ public struct OfflineSnapshot<Entity: Identifiable & Sendable>: Sendable where E
     /// Creates a snapshot from its parts.
     public init(
         entities: [Entity], pendingIDs: Set<Entity.ID>, rejections: [Entity.ID: RepositoryError],
-        lastSyncedAt: Date?, lastSyncError: RepositoryError?
+        conflicts: [SyncConflict<Entity>] = [], lastSyncedAt: Date?, lastSyncError: RepositoryError?
     ) {
         self.entities = entities
         self.pendingIDs = pendingIDs
         self.rejections = rejections
+        self.conflicts = conflicts
         self.lastSyncedAt = lastSyncedAt
         self.lastSyncError = lastSyncError
     }

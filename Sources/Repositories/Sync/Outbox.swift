@@ -14,6 +14,10 @@ import Synchronization
 /// record is dropped on open; any other damage makes opening throw `corrupted` with the
 /// file untouched; a second process opening the same outbox gets `locked`.
 ///
+/// Beside its file the outbox keeps two more: the conflicts a sync settled until the app
+/// acknowledges them (the name with `.conflicts` added, a journal with the same
+/// guarantees), and the time of the last sync (`.synced`). Move or delete them together.
+///
 /// A later change to an ID replaces the queued one (a delete replaces a save), keeping the
 /// base it was first made on and taking a new idempotency key. Only an
 /// ``OfflineFirstRepository`` writes to it; read it for the UI through
@@ -26,6 +30,8 @@ where Entity.ID: Codable & Sendable {
     public var fileURL: URL { store.fileURL }
 
     private let store: FileRepository<Record>
+    /// The conflicts settled and not yet acknowledged, in a file of their own beside this one.
+    let conflicts: ConflictLog<Entity>
     /// Orders read-modify-writes of one ID's record.
     private let lock = KeyedAsyncLock<Entity.ID>()
     private let revisions: RevisionCounter
@@ -68,7 +74,7 @@ where Entity.ID: Codable & Sendable {
         do {
             store = try await FileRepository<Record>(
                 fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait),
-                migrations: try Self.recordMigrations(migrations))
+                migrations: try migrations.nested(in: OutboxRecordNesting<Entity>.self))
         } catch var error as RepositoryError where error.code == .decodingFailed {
             if let damage = error.underlying as? OutboxCounterDamage {
                 var corrupted = RepositoryError.corrupted(
@@ -86,9 +92,18 @@ where Entity.ID: Codable & Sendable {
                 + "The file was left untouched"
             throw error
         }
-        let highest = try await store.fetchAll().map(\.revision).max() ?? 0
-        revisions = RevisionCounter(after: highest)
-        syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
+        do {
+            conflicts = try await ConflictLog(
+                fileURL: fileURL.appendingPathExtension("conflicts"), lockWait: lockWait,
+                migrations: migrations)
+            let highest = try await store.fetchAll().map(\.revision).max() ?? 0
+            revisions = RevisionCounter(after: highest)
+            syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
+        } catch {
+            // Opening failed half way: let go of the outbox's file, so a fix and a retry can open it.
+            try await store.close()
+            throw error
+        }
     }
 
     /// When a sync last finished without an error, kept across restarts; `nil`: never.
@@ -121,7 +136,10 @@ where Entity.ID: Codable & Sendable {
 
     /// Closes the outbox's file and releases its lock; later calls throw `closed`.
     public func close() async throws {
+        var failure: (any Error)?
+        do { try await conflicts.close() } catch { failure = error }
         try await store.close()
+        if let failure { throw failure }
     }
 
     /// Every pending change, in the order their IDs were first changed.
@@ -139,22 +157,7 @@ where Entity.ID: Codable & Sendable {
     /// The pending changes now, then again after every change to them: for a badge, or a
     /// "3 changes waiting" line. The stream ends when the outbox cannot be read (closed).
     public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
-        let updates = broadcaster.subscribe(bufferingPolicy: .bufferingNewest(1))
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: [PendingChange<Entity>].self, bufferingPolicy: .bufferingNewest(1))
-        let task = Task { [store] in
-            do {
-                continuation.yield(try await store.fetchAll().map(\.change))
-            } catch {
-                // The outbox is closed or unreadable: the stream ends, which tells the consumer.
-                continuation.finish()
-                return
-            }
-            for await changes in updates { continuation.yield(changes) }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        broadcaster.currentThenUpdates { [store] in try await store.fetchAll().map(\.change) }
     }
 
     // MARK: For the offline-first repository

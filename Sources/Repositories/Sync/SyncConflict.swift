@@ -4,10 +4,18 @@ import Foundation
 /// which rule decided.
 ///
 /// A conflict is a change made on a version the remote no longer holds (another device or
-/// the server wrote the entity meanwhile). The engine will keep one of these for each it
-/// settles, until the app acknowledges it, so a screen can say what happened: "merged field
-/// by field: notes from this device; status from the remote". Today only the type exists:
-/// the engine settles conflicts by its ``ConflictPolicy`` but keeps no record yet.
+/// the server wrote the entity meanwhile). The sync keeps one of these for each it settles,
+/// durably beside the outbox, until the app acknowledges it, so a screen can say what
+/// happened: "merged field by field: notes from this device; status from the remote".
+///
+/// ```swift
+/// for await conflicts in notes.conflicts() {
+///     for conflict in conflicts {
+///         print(conflict.entityID, conflict.resolution)  // 7 merged field by field: …
+///         try await notes.acknowledge(conflict: conflict)
+///     }
+/// }
+/// ```
 public struct SyncConflict<Entity: Identifiable & Sendable>: Sendable, Identifiable
 where Entity.ID: Sendable {
     /// This conflict's own identity, by which the app acknowledges it; not the entity's.

@@ -41,25 +41,72 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// merge otherwise.
     static func decide(_ record: Record, remote current: Entity?, policy: ConflictPolicy<Entity>) -> Decision
     {
-        if same(current, record.entity) { return .alreadyApplied }
-        guard isConflict(record, remote: current) else { return .send }
+        settle(record, remote: current, policy: policy).decision
+    }
+
+    /// A change's fate (``decide(_:remote:policy:)``) and, when the remote's version was a
+    /// conflict (``isConflict(_:remote:)``), what settled it.
+    struct Settlement {
+        var decision: Decision
+        /// `nil`: no conflict.
+        var resolution: ConflictResolution?
+    }
+
+    /// The fate of `record` given the remote's version `current`, and what settled the
+    /// conflict when there was one: see ``decide(_:remote:policy:)``.
+    static func settle(_ record: Record, remote current: Entity?, policy: ConflictPolicy<Entity>)
+        -> Settlement
+    {
+        if same(current, record.entity) { return Settlement(decision: .alreadyApplied) }
+        guard isConflict(record, remote: current) else { return Settlement(decision: .send) }
         switch policy {
         case .lastWriterWins:
-            return .send
+            return Settlement(decision: .send, resolution: .localKept)
         case .serverWins:
-            return .keepRemote(current)
+            return Settlement(decision: .keepRemote(current), resolution: .remoteKept)
         case .merge(let resolve):
             switch (record.entity, current) {
-            case (let mine?, let theirs?): return .sendMerged(resolve(record.base, mine, theirs))
-            case (nil, _?): return .keepRemote(current)
-            default: return .send
+            case (let mine?, let theirs?):
+                return Settlement(
+                    decision: .sendMerged(resolve(record.base, mine, theirs)), resolution: .customMerge)
+            case (nil, _?):
+                return Settlement(
+                    decision: .keepRemote(current), resolution: .changeKeptOverDeletion(changedOn: .remote))
+            default:
+                return Settlement(decision: .send, resolution: .changeKeptOverDeletion(changedOn: .local))
             }
         case .mergeFields(let tie):
             let merged = FieldMerge.merge(base: record.base, local: record.entity, remote: current, tie: tie)
-            if same(merged.result, record.entity) { return .send }
-            guard let result = merged.result, !same(result, current) else { return .keepRemote(current) }
-            return .sendMerged(result)
+            if same(merged.result, record.entity) {
+                return Settlement(decision: .send, resolution: merged.resolution)
+            }
+            guard let result = merged.result, !same(result, current) else {
+                return Settlement(decision: .keepRemote(current), resolution: merged.resolution)
+            }
+            return Settlement(decision: .sendMerged(result), resolution: merged.resolution)
         }
+    }
+
+    /// The record of the conflict `settlement` settled for `record` against the remote's
+    /// version `current`, settled at `date`; `nil` when there was no conflict.
+    ///
+    /// Its identity comes from the change's key and the remote's version, so settling the
+    /// same conflict again (a sync killed before it acted, and run again) gives the same
+    /// record, kept once.
+    static func conflict(
+        _ record: Record, remote current: Entity?, settlement: Settlement, at date: Date
+    ) -> SyncConflict<Entity>? {
+        guard let resolution = settlement.resolution else { return nil }
+        let result: Entity? =
+            switch settlement.decision {
+            case .alreadyApplied, .send: record.entity
+            case .keepRemote(let version): version
+            case .sendMerged(let merged): merged
+            }
+        let identity = Fingerprint.uuid(of: "\(record.key)\u{0}\(String(reflecting: current))")
+        return SyncConflict(
+            id: identity, entityID: record.id, base: record.base, local: record.entity, remote: current,
+            result: result, resolution: resolution, settledAt: date)
     }
 
     /// Whether the remote's version `current` is a conflict for `record`: it changed since the

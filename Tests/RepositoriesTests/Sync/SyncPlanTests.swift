@@ -113,6 +113,22 @@ import Testing
         #expect(Self.describe(Plan.decide(save, remote: item(1, 7), policy: .serverWins)) == "keepRemote(r7)")
     }
 
+    @Test func aConflictsRecordIsNamedByTheChangeAndTheRemotesVersion() throws {
+        let record = Self.change(Self.v2, base: Self.v0)
+        let settled = Plan.settle(record, remote: Self.v1, policy: .serverWins)
+        let first = try #require(Plan.conflict(record, remote: Self.v1, settlement: settled, at: Date()))
+        let again = try #require(Plan.conflict(record, remote: Self.v1, settlement: settled, at: Date()))
+        #expect(first.id == again.id, "settled again, the same conflict: kept once")
+        #expect(first.result == Self.v1)
+        #expect(first.resolution == .remoteKept)
+        let later = Plan.settle(record, remote: item(1, 7), policy: .serverWins)
+        #expect(Plan.conflict(record, remote: item(1, 7), settlement: later, at: Date())?.id != first.id)
+        let rekeyed = Self.change(Self.v2, base: Self.v0, key: "k2")
+        #expect(Plan.conflict(rekeyed, remote: Self.v1, settlement: settled, at: Date())?.id != first.id)
+        let none = Plan.settle(record, remote: Self.v0, policy: .serverWins)
+        #expect(Plan.conflict(record, remote: Self.v0, settlement: none, at: Date()) == nil, "no conflict")
+    }
+
     // MARK: Requests
 
     /// `s` a save, `d` a delete, `t` a save on a tagged version; each change's key is its ID.

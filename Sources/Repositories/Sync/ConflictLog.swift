@@ -1,0 +1,61 @@
+import Foundation
+
+/// The conflicts a sync settled that the app has not acknowledged yet, kept in a file beside
+/// the outbox's (its name with `.conflicts` added), in the journal of a ``FileRepository``
+/// like the outbox's own: a conflict kept survives `kill -9`, and one settled before an app
+/// update is upgraded by the outbox's migrations.
+///
+/// A conflict is kept before the sync acts on it (drops the change, or replaces it with a
+/// merge), under an identity made from the change and the remote's version, so a sync
+/// killed in between and settling the same conflict again keeps it once, not twice.
+final class ConflictLog<Entity: Codable & Identifiable & Sendable>: Sendable
+where Entity.ID: Codable & Sendable {
+    private let store: FileRepository<StoredConflict<Entity, Entity.ID>>
+    private let broadcaster = ChangeBroadcaster<[SyncConflict<Entity>]>()
+
+    /// Opens the log at `fileURL`, creating it when absent.
+    ///
+    /// - Throws: what ``FileRepository/init(fileURL:options:migrations:)`` throws.
+    init(fileURL: URL, lockWait: Duration?, migrations: Migrations<Entity>) async throws {
+        store = try await FileRepository(
+            fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait),
+            migrations: try migrations.nested(in: StoredConflictNesting<Entity>.self))
+    }
+
+    /// The log's file.
+    var fileURL: URL { store.fileURL }
+
+    /// Closes the file and releases its lock.
+    func close() async throws { try await store.close() }
+
+    /// The conflicts kept, in the order they were settled.
+    func all() async throws -> [SyncConflict<Entity>] {
+        try await store.fetchAll().map(\.conflict).sorted { $0.settledAt < $1.settledAt }
+    }
+
+    /// The conflicts now, then after every change to them.
+    func updates() -> AsyncStream<[SyncConflict<Entity>]> {
+        broadcaster.currentThenUpdates { [weak self] in
+            guard let self else { throw CancellationError() }
+            return try await self.all()
+        }
+    }
+
+    /// Keeps `conflict` durably; one already kept under its identity is left as it is.
+    func keep(_ conflict: SyncConflict<Entity>) async throws {
+        guard try await store.fetch(id: conflict.id) == nil else { return }
+        try await store.save(StoredConflict(conflict))
+        try await publish()
+    }
+
+    /// Forgets the conflict `id`; one not kept (acknowledged already) is no error.
+    func acknowledge(_ id: UUID) async throws {
+        try await store.delete(id: id)
+        try await publish()
+    }
+
+    private func publish() async throws {
+        guard broadcaster.subscriberCount > 0 else { return }
+        broadcaster.send(try await all())
+    }
+}
