@@ -75,6 +75,20 @@ struct OfflineFirstSnippets {
         return fieldErrors
     }
 
+    /// "What is kept of a conflict": the conflicts kept, shown and acknowledged.
+    @MainActor final class ConflictBanner {
+        var banner: String?
+
+        func watch(notes: some SyncingRepository<Note, UUID>) async throws {
+            for await conflicts in notes.conflicts() {
+                for conflict in conflicts {
+                    banner = "\(conflict.entityID): \(conflict.resolution)"  // "merged field by field: …"
+                    try await notes.acknowledge(conflict: conflict)
+                }
+            }
+        }
+    }
+
     /// "What the UI shows": the error a change was refused with, beside the entity.
     @MainActor final class NoteRefusal {
         var banner: String?

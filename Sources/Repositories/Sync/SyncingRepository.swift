@@ -22,10 +22,16 @@ public protocol SyncingRepository<Entity, ID>: Repository where Entity: Codable,
     func retry(id: ID) async throws
     /// Drops the change of `id` and restores the remote's version.
     func discard(id: ID) async throws
+    /// The conflicts syncs settled that the app has not acknowledged, now and after every
+    /// change.
+    func conflicts() -> AsyncStream<[SyncConflict<Entity>]>
+    /// Forgets a conflict the app has shown.
+    func acknowledge(conflict: SyncConflict<Entity>) async throws
     /// Snapshots of what `query` selects: now, then after every write, sync and change to
     /// the pending changes.
     func values(_ query: Query<Entity>) -> AsyncThrowingStream<OfflineSnapshot<Entity>, any Error>
-    /// What `query` selects now, with the pending and refused IDs: one snapshot.
+    /// What `query` selects now, with the pending and refused IDs and the conflicts: one
+    /// snapshot.
     func snapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity>
     /// The error of the last sync that failed, or `nil` after one that worked.
     var lastSyncError: RepositoryError? { get }
