@@ -76,14 +76,8 @@ func expectHostileRun(
     _ report: SyncConformanceReport, merging: Bool, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let broken = Set(report.violations.map(\.law))
-    let known: Set<SyncConformanceLaw> =
-        merging ? [.changesAreAppliedOnce, .mergesAreKept] : [.changesAreAppliedOnce]
+    let known: Set<SyncConformanceLaw> = merging ? [.mergesAreKept] : []
     #expect(broken.subtracting(known).isEmpty, "\(report)", sourceLocation: sourceLocation)
-    withKnownIssue(
-        "finding 1: a change whose answer was lost, or a batch applied in part, is resent under a new key and applied again"
-    ) {
-        #expect(!broken.contains(.changesAreAppliedOnce), "\(report)", sourceLocation: sourceLocation)
-    }
     if merging {
         // A merged result now goes out under a key of its own (finding 3 is fixed), but a
         // server that normalises makes a landed merge look unsent, so it is merged and applied

@@ -48,7 +48,9 @@ public struct SyncConformanceOptions<Remote: Repository>: Sendable {
     public var lostAnswerProbability: Double
     /// The chance that a batch of two or more changes is applied item by item, with no
     /// transaction, and refused (`rejected`, HTTP 422) after its first half was applied.
-    /// 0 by default.
+    /// Each item applied honours its change's own key (`IdempotencyKey.perEntity`), as a
+    /// server taking one request per entity does, so a change the device sends again is
+    /// applied once. 0 by default.
     public var halfAppliedBatchProbability: Double
     /// Rewrites each saved entity as the remote stores it, as a server that rounds dates or
     /// lowercases a field does; `nil` (the default) stores what was sent. Must be a pure

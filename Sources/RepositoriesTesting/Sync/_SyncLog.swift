@@ -128,10 +128,16 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
             return
         }
         if changes.count > 1, strikes(weather.halfAppliedBatchProbability) {
+            // Applied one change at a time, as a server taking one request per entity does:
+            // each under the change's own key when the caller gave one, so a change applied
+            // here and sent again later, alone or in another batch, is not applied twice.
             let applied = Array(changes.prefix(changes.count / 2))
             for change in applied {
+                let itemKey = IdempotencyKey.forEntity(change.id)
+                if let itemKey, log.answer(for: itemKey) != nil { continue }
                 try await applyOne(change)
                 log.append(.applied, device: device, [change])
+                log.remember(nil, for: itemKey)
             }
             let refusal = RepositoryError(
                 .rejected,

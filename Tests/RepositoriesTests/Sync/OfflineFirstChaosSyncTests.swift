@@ -111,14 +111,8 @@ import Testing
             report = failure.report
         }
         let broken = Set(report.violations.map(\.law))
-        let known: Set<SyncConformanceLaw> =
-            policy == "merge" ? [.changesAreAppliedOnce, .mergesAreKept] : [.changesAreAppliedOnce]
+        let known: Set<SyncConformanceLaw> = policy == "merge" ? [.mergesAreKept] : []
         #expect(broken.subtracting(known).isEmpty, "\(report)")
-        withKnownIssue(
-            "finding 1: a change whose answer was lost, or a batch applied in part, is resent under a new key and applied again"
-        ) {
-            #expect(!broken.contains(.changesAreAppliedOnce), "\(report)")
-        }
         if policy == "merge" {
             withKnownIssue(
                 "finding 1: against a normalising server a landed merge looks unsent and is merged and applied again",
