@@ -1,5 +1,11 @@
 /// What a sync does when the remote's copy changed since the version a local change was
 /// made on (another device, or the server, wrote it meanwhile).
+///
+/// Every conflict a policy settles is kept as a ``SyncConflict`` until the app acknowledges
+/// it. A change queued before an app update whose remote differs from its upgraded base only
+/// in fields the change did not touch is no conflict under any policy: the server's fields
+/// are taken and the change's kept (the update's new fields hold the migration's defaults in
+/// the base and the server's values on the remote).
 public enum ConflictPolicy<Entity: Sendable>: Sendable {
     /// The local change is sent as it is and replaces the remote's copy.
     case lastWriterWins

@@ -28,7 +28,9 @@ where Entity.ID: Codable & Sendable {
     }
 
     static func map(_ value: Erased, _ transform: (any Sendable) throws -> any Sendable) throws -> Erased {
-        try value.mapPayload(transform)
+        var upgraded = try value.mapPayload(transform)
+        upgraded.baseUpgraded = upgraded.baseUpgraded || value.base != nil
+        return upgraded
     }
 
     static func finish(_ value: Erased, _ cast: (any Sendable) throws -> Entity) throws -> Nested {

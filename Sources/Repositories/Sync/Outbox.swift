@@ -199,6 +199,7 @@ where Entity.ID: Codable & Sendable {
                     rejected: false, madeAt: now)
                 if let replaced = existing[change.id] {
                     record.possiblyApplied = Self.possiblyApplied(after: replaced)
+                    record.baseUpgraded = replaced.baseUpgraded
                 }
                 latest[change.id] = record
             }
@@ -275,6 +276,7 @@ where Entity.ID: Codable & Sendable {
                     // version before it is still in question.
                     var later = now
                     later.base = record.entity
+                    later.baseUpgraded = false
                     later.possiblyApplied = []
                     rebased.append(later)
                 }
@@ -327,6 +329,7 @@ where Entity.ID: Codable & Sendable {
             }
             current.entity = entity
             current.base = remote
+            current.baseUpgraded = false
             current.key = IdempotencyKey.make()
             result = current
         }

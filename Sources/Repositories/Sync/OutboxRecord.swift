@@ -39,10 +39,15 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
     /// under this key, with every other change of that request still unchanged, so a server
     /// that applied the first answers the second from its record instead of applying it again.
     var sentKey: String?
+    /// Whether the base went through an upgrade of the outbox's migrations (an app update
+    /// since the change was made): the fields an upgrade added hold its defaults in the base,
+    /// while the remote holds values of its own, so a difference in a field this change did
+    /// not touch may be no change on the remote at all (``SyncPlan/settle(_:remote:policy:)``).
+    var baseUpgraded = false
 
     enum CodingKeys: String, CodingKey {
         case id, entity, base, key, revision, attempts, lastError, rejected, madeAt, sending, possiblyApplied
-        case sentKey
+        case sentKey, baseUpgraded
     }
 
     /// How many earlier versions ``possiblyApplied`` keeps: a device that replaces a change
@@ -59,6 +64,7 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
             rejected: rejected, madeAt: madeAt)
         mapped.sending = sending
         mapped.sentKey = sentKey
+        mapped.baseUpgraded = baseUpgraded
         mapped.possiblyApplied = try possiblyApplied.map {
             PossiblyApplied(entity: try $0.entity.map(transform))
         }
@@ -98,6 +104,7 @@ extension StoredChange: Decodable where Payload: Decodable {
         // Absent in records written before the outbox kept them.
         sending = try container.decodeIfPresent(Bool.self, forKey: .sending) ?? false
         sentKey = try container.decodeIfPresent(String.self, forKey: .sentKey)
+        baseUpgraded = try container.decodeIfPresent(Bool.self, forKey: .baseUpgraded) ?? false
         possiblyApplied =
             try container.decodeIfPresent([PossiblyApplied<Payload>].self, forKey: .possiblyApplied) ?? []
         if let damage = OutboxCounters.damage(revision: revision, attempts: attempts) {

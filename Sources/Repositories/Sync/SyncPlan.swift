@@ -59,6 +59,7 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     {
         if same(current, record.entity) { return Settlement(decision: .alreadyApplied) }
         guard isConflict(record, remote: current) else { return Settlement(decision: .send) }
+        if let settled = settleAcrossAnUpgrade(record, remote: current) { return settled }
         switch policy {
         case .lastWriterWins:
             return Settlement(decision: .send, resolution: .localKept)
@@ -85,6 +86,24 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             }
             return Settlement(decision: .sendMerged(result), resolution: merged.resolution)
         }
+    }
+
+    /// A change whose base an app update upgraded (``StoredChange/baseUpgraded``), against a
+    /// remote that differs from that base only in fields the change did not touch: no
+    /// conflict, whatever the policy. The upgrade filled the fields it added with its
+    /// defaults, the remote holds its own values there, and the two cannot be told apart
+    /// from a change made on the remote; so the remote's fields are taken and the change's
+    /// kept (a field merge), never an edit dropped for a default. `nil` when the change is
+    /// no such one, or when both sides changed a field: then the policy decides.
+    private static func settleAcrossAnUpgrade(_ record: Record, remote current: Entity?) -> Settlement? {
+        guard record.baseUpgraded, let local = record.entity, let current else { return nil }
+        let merged = FieldMerge.merge(base: record.base, local: local, remote: current, tie: .remote)
+        guard case .mergedByField(_, _, let tied) = merged.resolution, tied.isEmpty,
+            let result = merged.result
+        else { return nil }
+        if same(result, local) { return Settlement(decision: .send) }
+        if same(result, current) { return Settlement(decision: .keepRemote(current)) }
+        return Settlement(decision: .sendMerged(result))
     }
 
     /// The record of the conflict `settlement` settled for `record` against the remote's
