@@ -4,30 +4,7 @@ import RepositoriesTestSupport
 import RepositoriesTesting
 import Testing
 
-/// A device whose local store and outbox live in files, so it can be closed and opened again
-/// as an app is after a restart.
-private struct ConflictDevice {
-    let directory: TemporaryDirectory
-    let local: FileRepository<Errand>
-    let outbox: Outbox<Errand>
-    let errands: OfflineFirstRepository<HostileRemote<Errand>, FileRepository<Errand>>
-
-    init(
-        _ remote: HostileRemote<Errand>, conflicts: ConflictPolicy<Errand> = .mergeFields(tie: .remote),
-        in directory: TemporaryDirectory? = nil
-    ) async throws {
-        self.directory = try directory ?? TemporaryDirectory()
-        local = try await FileRepository<Errand>(fileURL: self.directory.url.appending(path: "errands.store"))
-        outbox = try await Outbox<Errand>(fileURL: self.directory.url.appending(path: "errands.outbox"))
-        errands = remote.offlineFirst(local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
-    }
-
-    /// Closes the files, as the app does when it quits.
-    func close() async throws {
-        try await local.close()
-        try await outbox.close()
-    }
-}
+private typealias ConflictDevice = FileDevice<HostileRemote<Errand>>
 
 /// Every conflict a sync settles is kept durably, with its three versions, its result and
 /// what decided, until the app acknowledges it (issue 23: "No one learns what a conflict
@@ -44,14 +21,14 @@ private struct ConflictDevice {
     @Test func aFieldMergeIsKeptAcrossARestartUntilAcknowledged() async throws {
         let remote = HostileRemote<Errand>([Self.base])
         let device = try await ConflictDevice(remote)
-        try await device.errands.sync()
-        try await device.errands.save(Self.base.with(\.notes, "call back"))
+        try await device.repository.sync()
+        try await device.repository.save(Self.base.with(\.notes, "call back"))
         try await remote.save(Self.base.with(\.status, "done"))  // another device, meanwhile
-        let report = try await device.errands.sync()
+        let report = try await device.repository.sync()
 
         let merged = Self.base.with(\.notes, "call back").with(\.status, "done")
         #expect(report.conflictedIDs == [7])
-        let conflicts = try #require(await first(device.errands.conflicts()))
+        let conflicts = try #require(await first(device.repository.conflicts()))
         #expect(conflicts.count == 1)
         let conflict = try #require(conflicts.first)
         #expect(conflict.entityID == 7)
@@ -63,16 +40,16 @@ private struct ConflictDevice {
             conflict.resolution
                 == .mergedByField(localFields: ["notes"], remoteFields: ["status"], tiedFields: [:]))
         #expect(try await remote.fetch(id: 7) == merged)
-        #expect(try await device.errands.snapshot(Query()).conflicts == conflicts)
+        #expect(try await device.repository.snapshot(Query()).conflicts == conflicts)
 
         // After a restart the record is still there, and an acknowledgement forgets it.
         try await device.close()
         let reopened = try await ConflictDevice(remote, in: device.directory)
-        #expect(await first(reopened.errands.conflicts()) == conflicts)
-        try await reopened.errands.acknowledge(conflict: conflict)
-        #expect(await first(reopened.errands.conflicts()) == [])
-        #expect(try await reopened.errands.snapshot(Query()).conflicts.isEmpty)
-        try await reopened.errands.acknowledge(conflict: conflict)  // twice: no error
+        #expect(await first(reopened.repository.conflicts()) == conflicts)
+        try await reopened.repository.acknowledge(conflict: conflict)
+        #expect(await first(reopened.repository.conflicts()) == [])
+        #expect(try await reopened.repository.snapshot(Query()).conflicts.isEmpty)
+        try await reopened.repository.acknowledge(conflict: conflict)  // twice: no error
         try await reopened.close()
     }
 
@@ -106,47 +83,47 @@ private struct ConflictDevice {
     func everyPolicyKeepsARecordOfWhatItDecided(_ row: PolicyCase) async throws {
         let remote = HostileRemote<Errand>([Self.base])
         let device = try await ConflictDevice(remote, conflicts: row.policy)
-        try await device.errands.sync()
-        try await device.errands.save(Self.base.with(\.notes, "call back"))
+        try await device.repository.sync()
+        try await device.repository.save(Self.base.with(\.notes, "call back"))
         try await remote.save(Self.base.with(\.status, "done"))
-        try await device.errands.sync()
+        try await device.repository.sync()
 
-        let conflict = try #require(await first(device.errands.conflicts())?.first)
+        let conflict = try #require(await first(device.repository.conflicts())?.first)
         #expect(conflict.resolution == row.resolution)
         #expect(conflict.result == row.result)
         #expect(try await remote.fetch(id: 7) == row.result)
-        #expect(try await device.errands.fetch(id: 7) == row.result)
+        #expect(try await device.repository.fetch(id: 7) == row.result)
         try await device.close()
     }
 
     @Test func aDeleteOverARemoteChangeIsKeptWithANilSide() async throws {
         let remote = HostileRemote<Errand>([Self.base])
         let device = try await ConflictDevice(remote)
-        try await device.errands.sync()
-        try await device.errands.delete(id: 7)
+        try await device.repository.sync()
+        try await device.repository.delete(id: 7)
         try await remote.save(Self.base.with(\.status, "done"))
-        try await device.errands.sync()
+        try await device.repository.sync()
 
-        let conflict = try #require(await first(device.errands.conflicts())?.first)
+        let conflict = try #require(await first(device.repository.conflicts())?.first)
         #expect(conflict.local == nil)
         #expect(conflict.resolution == .tieTookRemote)
         #expect(conflict.result == Self.base.with(\.status, "done"))
-        #expect(try await device.errands.fetch(id: 7) == Self.base.with(\.status, "done"))
+        #expect(try await device.repository.fetch(id: 7) == Self.base.with(\.status, "done"))
         try await device.close()
     }
 
     @Test func aConflictSettledAgainAfterAFailedSendIsKeptOnce() async throws {
         let remote = HostileRemote<Errand>([Self.base])
         let device = try await ConflictDevice(remote, conflicts: .lastWriterWins)
-        try await device.errands.sync()
-        try await device.errands.save(Self.base.with(\.notes, "call back"))
+        try await device.repository.sync()
+        try await device.repository.save(Self.base.with(\.notes, "call back"))
         try await remote.save(Self.base.with(\.status, "done"))
         remote.answerLate(next: 1)  // the send times out and never lands
-        await #expect(throws: RepositoryError.self) { try await device.errands.sync() }
-        #expect(await first(device.errands.conflicts())?.count == 1)
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+        #expect(await first(device.repository.conflicts())?.count == 1)
 
-        try await device.errands.sync()  // settles the same conflict again, and sends
-        #expect(await first(device.errands.conflicts())?.count == 1, "the same conflict is kept once")
+        try await device.repository.sync()  // settles the same conflict again, and sends
+        #expect(await first(device.repository.conflicts())?.count == 1, "the same conflict is kept once")
         #expect(try await remote.fetch(id: 7) == Self.base.with(\.notes, "call back"))
         try await device.close()
     }
@@ -154,28 +131,28 @@ private struct ConflictDevice {
     @Test func noConflictNoRecord() async throws {
         let remote = HostileRemote<Errand>([Self.base])
         let device = try await ConflictDevice(remote)
-        try await device.errands.sync()
-        try await device.errands.save(Self.base.with(\.notes, "call back"))
-        try await device.errands.save(Errand(id: 8))
-        try await device.errands.sync()
-        #expect(await first(device.errands.conflicts()) == [])
+        try await device.repository.sync()
+        try await device.repository.save(Self.base.with(\.notes, "call back"))
+        try await device.repository.save(Errand(id: 8))
+        try await device.repository.sync()
+        #expect(await first(device.repository.conflicts()) == [])
         try await device.close()
     }
 
     @Test func theStreamFollowsNewConflictsAndAcknowledgements() async throws {
         let remote = HostileRemote<Errand>([Self.base])
         let device = try await ConflictDevice(remote)
-        try await device.errands.sync()
-        var conflicts = device.errands.conflicts().makeAsyncIterator()
+        try await device.repository.sync()
+        var conflicts = device.repository.conflicts().makeAsyncIterator()
         #expect(await conflicts.next() == [])
 
-        try await device.errands.save(Self.base.with(\.notes, "call back"))
+        try await device.repository.save(Self.base.with(\.notes, "call back"))
         try await remote.save(Self.base.with(\.status, "done"))
-        try await device.errands.sync()
+        try await device.repository.sync()
         let kept = try #require(await conflicts.next())
         #expect(kept.map(\.entityID) == [7])
 
-        try await device.errands.acknowledge(conflict: try #require(kept.first))
+        try await device.repository.acknowledge(conflict: try #require(kept.first))
         #expect(await conflicts.next() == [])
         try await device.close()
     }
