@@ -100,6 +100,27 @@ private struct HostileDevice {
         #expect(remote.requests.last?.outcome == .offline)
     }
 
+    /// A create applies only where the remote holds no copy, ETags or not, and is checked
+    /// when it lands: held late, it is refused if the ID was created meanwhile.
+    @Test(arguments: [false, true])
+    func theHostileRemoteCreatesOnlyWhereItHoldsNoCopy(versionTags: Bool) async throws {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        try await remote.saveIfAbsent(item(1))
+        #expect(try await remote.fetch(id: 1) == item(1))
+        #expect(remote.requests.last?.ifNoneMatch == "*")
+        let held = await #expect(throws: RepositoryError.self) { try await remote.saveIfAbsent(item(1, 1)) }
+        #expect(held?.code == .conflict)
+        #expect(remote.requests.last?.outcome == .refused(applied: 0))
+        #expect(remote.timesApplied(item(1, 1)) == 0, "nothing applied")
+
+        remote.answerLate(next: 1)
+        await #expect(throws: RepositoryError.self) { try await remote.saveIfAbsent(item(2)) }
+        try await remote.save(item(2, 1))
+        #expect(remote.releaseLateWrites() == 1)
+        #expect(try await remote.fetch(id: 2) == item(2, 1), "the late create found the ID held")
+        #expect(remote.timesApplied(item(2)) == 0)
+    }
+
     // MARK: Finding 1: a normalised copy looks unsent, and the resend is applied again
 
     /// A device over `remote` that saved 1 and 2, synced while the remote applied them and
