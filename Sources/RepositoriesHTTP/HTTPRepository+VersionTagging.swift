@@ -61,8 +61,8 @@ extension HTTPRepository: VersionTaggingRepository {
     ///   `If-None-Match: *`, which a server answers `412` when it holds the item;
     /// - otherwise (a `PUT` that only replaces, a `POST` first, or a save to another URL, such
     ///   as PostgREST's upsert), the entity, with its ID, to ``Endpoints/create`` alone, which
-    ///   a server answers `409` when it holds the ID (PostgREST's insert does, and so do
-    ///   FastAPI and Django apps that check). The save's `PUT` or upsert never follows it.
+    ///   a server answers `409` when it holds the ID (PostgREST's insert does, and so does a
+    ///   FastAPI app that checks for one). The save's `PUT` or upsert never follows it.
     ///
     /// A server that ignores `If-None-Match` on a `PUT` that creates, or whose create replaces
     /// an ID it holds, writes over its copy: no request can stop that.

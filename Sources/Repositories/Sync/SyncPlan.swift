@@ -78,8 +78,9 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// A save made on no remote version (no base) that found none does: a copy created
     /// meanwhile, or an earlier try of this change landing late, is then settled instead of
     /// overwritten. So does such a save sent before alone under its own key whose answer
-    /// never came (``StoredChange/sentKey``): it goes out again as the create it was, whatever
-    /// the remote holds now, and a server that took it answers from its record. A save in an
+    /// never came (``StoredChange/sentKey``), whatever the remote holds now: it goes out again
+    /// as the create it was, which a server that took it answers from its record (one that
+    /// went as a plain save over an untagged copy is refused, and settled again). A save in an
     /// unanswered batch goes with its batch; a change with a base, a delete, or a save that
     /// found a copy goes as before.
     static func createsIfAbsent(_ record: Record, remote current: Entity?, createsConditionally: Bool) -> Bool
