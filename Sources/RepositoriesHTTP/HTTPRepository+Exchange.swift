@@ -16,13 +16,16 @@ extension HTTPRepository {
     ///   - ifMatch: whether a save may carry `If-Match` (with ``Configuration/ifMatchOnSave``).
     ///   - ifMatchTag: a tag the write must carry in `If-Match`, whatever the configuration
     ///     says (a conditional write the caller asked for).
+    ///   - ifNoneMatch: a condition the write must carry in `If-None-Match` (`*`: only if the
+    ///     server holds no copy of the target); the request is never sent again without it.
     ///   - idempotencyKey: the key a write carries in ``Configuration/idempotencyKeyHeader``.
     ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
     /// - Throws: a `RepositoryError` when no reply arrived (see
     ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
     func exchange(
         _ endpoint: HTTPEndpoint, body: Data? = nil, tagKey: URL? = nil, ifMatch: Bool = false,
-        ifMatchTag: String? = nil, idempotencyKey: String? = nil, operation: String
+        ifMatchTag: String? = nil, ifNoneMatch: String? = nil, idempotencyKey: String? = nil,
+        operation: String
     ) async throws -> HTTPReply {
         // A task cancelled before its request leaves must not send it: once sent, a write may
         // land whatever the caller hears.
@@ -39,6 +42,7 @@ extension HTTPRepository {
         } else if ifMatch && configuration.ifMatchOnSave, let tag = etags.tag(for: tagKey) {
             request.setValue(tag, forHTTPHeaderField: "If-Match")
         }
+        if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
         let method = endpoint.method.uppercased()
         let cached =
             method == "GET" && configuration.conditionalRequests
@@ -46,7 +50,7 @@ extension HTTPRepository {
         if let cached { request.setValue(cached.tag, forHTTPHeaderField: "If-None-Match") }
 
         var reply = try await send(request, endpoint: endpoint, operation: operation)
-        if reply.status == 304 {
+        if reply.status == 304 && ifNoneMatch == nil {
             guard let cached else {
                 // A 304 to a request that asked nothing conditional: the server's own
                 // caching answered; ask again without any condition of ours.

@@ -4,7 +4,9 @@ import Repositories
 /// `ETag` and `If-Match`: the tag of an entity's version comes with its `GET`, and a write
 /// sent on it is refused (`412 Precondition Failed`, thrown as `conflict`) when the entity
 /// changed on the server meanwhile. The offline-first sync uses it, so a change another
-/// client makes between the sync's read and its write is not overwritten.
+/// client makes between the sync's read and its write is not overwritten; and it creates an
+/// entity the server did not hold with `If-None-Match: *` (or a `POST` that refuses a held
+/// ID), so a create that lands late does not overwrite a newer write either.
 extension HTTPRepository: VersionTaggingRepository {
     /// Reads the entity at its item URL with the `ETag` the server sent for it.
     ///
@@ -47,6 +49,58 @@ extension HTTPRepository: VersionTaggingRepository {
                 "save(_:ifMatch:) of entity \(describe(entity.id)): the server answered \(reply.status); "
                     + "the entity was deleted since its tag was read",
                 id: describe(entity.id))
+        }
+        try check(reply, id: describe(entity.id))
+    }
+
+    /// Creates the entity only if the server holds no copy of its ID, under the call's
+    /// idempotency key, by one request that never replaces:
+    ///
+    /// - when ``Configuration/saveStrategy`` is ``HTTPSaveStrategy/saveEndpoint`` and the save
+    ///   goes to the item URL (`PUT baseURL/{id}`, the default), that request with
+    ///   `If-None-Match: *`, which a server answers `412` when it holds the item;
+    /// - otherwise (a `PUT` that only replaces, a `POST` first, or a save to another URL, such
+    ///   as PostgREST's upsert), the entity, with its ID, to ``Endpoints/create`` alone, which
+    ///   a server answers `409` when it holds the ID (PostgREST's insert does, and so does a
+    ///   FastAPI app that checks for one). The save's `PUT` or upsert never follows it.
+    ///
+    /// A server that ignores `If-None-Match` on a `PUT` that creates, or whose create replaces
+    /// an ID it holds, writes over its copy: no request can stop that.
+    ///
+    /// - Throws: `conflict` when the server answers `412` (or `304`) to the condition, or
+    ///   `409` to the create: it holds a copy, and nothing was written; `rejected` when the
+    ///   entity's ID names no single resource, and `encodingFailed` naming the field, both
+    ///   before any request; else `RepositoryError` as the type's documentation lists.
+    public func saveIfAbsent(_ entity: Entity) async throws {
+        let operation = "saveIfAbsent(_:)"
+        try requireAddressable(entity.id, operation: operation)
+        let body = try encodeForSending(entity)
+        let readFrom = configuration.endpoints.fetch(entity.id, resource).url
+        let save = configuration.endpoints.save(entity, resource)
+        let key = Self.callKey()
+        let reply: HTTPReply
+        if configuration.saveStrategy == .saveEndpoint && save.url == readFrom {
+            reply = try await exchange(
+                save, body: body, tagKey: readFrom, ifNoneMatch: "*", idempotencyKey: key,
+                operation: operation)
+        } else {
+            // The key a save's create request carries, so a server that took that request
+            // answers this one from its record.
+            let createKey = configuration.saveStrategy == .putThenPostOnNotFound ? key + "-create" : key
+            reply = try await exchange(
+                configuration.endpoints.create(entity, resource), body: body, tagKey: readFrom,
+                idempotencyKey: createKey, operation: operation)
+        }
+        if [304, 409, 412].contains(reply.status) {
+            var error = HTTPStatusMapping.error(for: reply, id: describe(entity.id)) ?? .conflict("")
+            error.code = .conflict
+            error.reason =
+                "\(operation) of entity \(describe(entity.id)): \(reply.method) \(reply.url.absoluteString) "
+                + "answered \(reply.status)\(HTTPStatusMapping.phrase(reply.status)): the server holds a copy "
+                + "of it already, so nothing was written"
+                + (reply.body.isEmpty ? "" : "; the server said: \(reply.bodyExcerpt())")
+            error.recovery = "Read the server's copy and settle the two, then save on its version"
+            throw error
         }
         try check(reply, id: describe(entity.id))
     }

@@ -23,6 +23,7 @@ import Testing
         "create(contentsOf:)": { _ = try await $0.create(contentsOf: [.bread, .eggs]) },
         "delete": { try await $0.delete(id: 1) },
         "save(_:ifMatch:)": { try await $0.save(.milk, ifMatch: "\"v1\"") },
+        "saveIfAbsent(_:)": { try await $0.saveIfAbsent(.bread) },
     ]
 
     @Test(arguments: writes.keys.sorted())

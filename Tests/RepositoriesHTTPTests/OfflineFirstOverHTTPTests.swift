@@ -27,9 +27,9 @@ import Testing
             try await todos.save(Todo(id: 1, title: ""))
             try await todos.save(.bread)
 
-            // The conflict check's reads pass; the batch's first write is refused, and so is
-            // that change sent alone once the batch is narrowed.
-            try await server.script(url, [.pass, .pass, HTTPRefusalTests.refused, HTTPRefusalTests.refused])
+            // The conflict check's reads pass; the create of 1 is refused. Each new todo is a
+            // create of its own (`If-None-Match: *`), so 2's goes through.
+            try await server.script(url, [.pass, .pass, HTTPRefusalTests.refused])
             try await todos.sync()
             let snapshot = try await todos.snapshot(Query())
             #expect(snapshot.rejectedIDs == [1])
@@ -147,6 +147,38 @@ import Testing
             let conditional = writes.filter { $0.header("If-Match") != nil }
             #expect(conditional.first?.status == "412", "the first conditional write was refused")
             #expect(conditional.count == (policy == "merge" ? 2 : 1))
+        }
+    }
+
+    /// Another client creates the todo between the sync's read (none there) and the sync's
+    /// create of it: the create carries `If-None-Match: *`, the server refuses it, and the
+    /// sync settles against the other client's todo instead of overwriting it.
+    @Test func aCreateLandingAfterAnotherClientsIsCaughtByIfNoneMatch() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let other = HTTPRepository<Todo>(baseURL: url)
+            let transport = InterceptingTransport(
+                when: { $0.httpMethod == "PUT" },
+                before: {
+                    try await Task.detached { try await other.save(Todo(id: 1, title: "Buy oat milk")) }.value
+                })
+            let directory = try TemporaryDirectory()
+            let local = try await FileRepository<Todo>(fileURL: directory.file("todos.store"))
+            let outbox = try await Outbox<Todo>(fileURL: directory.file("todos.outbox"))
+            let todos = HTTPRepository<Todo>(baseURL: url, transport: transport)
+                .offlineFirst(local: local, outbox: outbox, conflicts: .serverWins, automaticSync: nil)
+            try await todos.save(.milk)
+
+            let report = try await todos.sync()
+            #expect(
+                try await other.fetch(id: 1)?.title == "Buy oat milk", "the other client's todo is not lost")
+            #expect(try await todos.fetch(id: 1)?.title == "Buy oat milk")
+            #expect(report.conflictedIDs == [1])
+            #expect(isSynced(try await todos.status(of: 1)))
+            let creates = try await server.log(url).filter {
+                $0.line.hasPrefix("PUT") && $0.header("If-None-Match") == "*"
+            }
+            #expect(creates.map(\.status) == ["412"], "the sync's create was conditional, and refused")
         }
     }
 

@@ -12,6 +12,10 @@ extension ForwardingRepository where Base: VersionTaggingRepository {
         try await around(.save) { [base] in try await base.save(entity, ifMatch: tag) }
     }
 
+    func forwardSaveIfAbsent(_ entity: Entity) async throws {
+        try await around(.save) { [base] in try await base.saveIfAbsent(entity) }
+    }
+
     func forwardDelete(_ id: ID, ifMatch tag: String) async throws {
         try await around(.delete) { [base] in try await base.delete(id: id, ifMatch: tag) }
     }
@@ -24,6 +28,8 @@ extension RetryingRepository: VersionTaggingRepository where Base: VersionTaggin
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
         try await forwardSave(entity, ifMatch: tag)
     }
+    /// The base's create-if-absent, retried as a `fetch(id:)`, `save(_:)` or `delete(id:)` is, under one idempotency key.
+    public func saveIfAbsent(_ entity: Entity) async throws { try await forwardSaveIfAbsent(entity) }
     /// The base's conditional delete, retried as a `fetch(id:)`, `save(_:)` or `delete(id:)` is, under one idempotency key.
     public func delete(id: ID, ifMatch tag: String) async throws { try await forwardDelete(id, ifMatch: tag) }
 }
@@ -35,6 +41,8 @@ extension TimeoutRepository: VersionTaggingRepository where Base: VersionTagging
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
         try await forwardSave(entity, ifMatch: tag)
     }
+    /// The base's create-if-absent, within the time limit, as any call.
+    public func saveIfAbsent(_ entity: Entity) async throws { try await forwardSaveIfAbsent(entity) }
     /// The base's conditional delete, within the time limit, as any call.
     public func delete(id: ID, ifMatch tag: String) async throws { try await forwardDelete(id, ifMatch: tag) }
 }
@@ -46,6 +54,8 @@ extension CircuitBreakerRepository: VersionTaggingRepository where Base: Version
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
         try await forwardSave(entity, ifMatch: tag)
     }
+    /// The base's create-if-absent, through the breaker, as any call.
+    public func saveIfAbsent(_ entity: Entity) async throws { try await forwardSaveIfAbsent(entity) }
     /// The base's conditional delete, through the breaker, as any call.
     public func delete(id: ID, ifMatch tag: String) async throws { try await forwardDelete(id, ifMatch: tag) }
 }
@@ -57,6 +67,8 @@ extension InstrumentedRepository: VersionTaggingRepository where Base: VersionTa
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
         try await forwardSave(entity, ifMatch: tag)
     }
+    /// The base's create-if-absent, reported as a `fetch`, `save` or `delete` event.
+    public func saveIfAbsent(_ entity: Entity) async throws { try await forwardSaveIfAbsent(entity) }
     /// The base's conditional delete, reported as a `fetch`, `save` or `delete` event.
     public func delete(id: ID, ifMatch tag: String) async throws { try await forwardDelete(id, ifMatch: tag) }
 }

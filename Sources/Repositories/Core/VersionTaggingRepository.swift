@@ -15,6 +15,12 @@
 /// try await api.save(edited, ifMatch: tag)   // throws conflict if it changed meanwhile
 /// ```
 ///
+/// A change made on no remote version (the device never had a copy) goes out as a create
+/// the remote refuses once any copy of the ID exists (``saveIfAbsent(_:)``, `If-None-Match:
+/// *` on the web), so a create that times out and lands late cannot overwrite a newer write
+/// of that ID, ETags or not. A remote with no conditional writes at all cannot refuse it,
+/// and nothing on the client can protect such a remote's newer writes from a late one.
+///
 /// `HTTPRepository` conforms, and so do ``RetryingRepository``, ``TimeoutRepository``,
 /// ``CircuitBreakerRepository``, ``InstrumentedRepository``, ``ObservedRepository``,
 /// ``CoalescingRepository``, ``MappedRepository`` and ``ReadOnlyRepository`` (which refuses
@@ -30,6 +36,17 @@ public protocol VersionTaggingRepository<Entity, ID>: Repository {
     /// - Throws: `RepositoryError` with code `conflict` when the copy changed or was deleted
     ///   since `tag` was read; then nothing was written.
     func save(_ entity: Entity, ifMatch tag: String) async throws
+
+    /// Saves `entity` only if the remote holds no copy of its ID: a create that does not
+    /// overwrite. A web API does it with `If-None-Match: *` on the item, or with a `POST` that
+    /// refuses an ID it already holds.
+    ///
+    /// It needs no version tags: a remote that tags none can still refuse an ID it holds.
+    ///
+    /// - Throws: `RepositoryError` with code `conflict` when the remote holds a copy of the
+    ///   ID (another client created it, or an earlier try of this very create landed); then
+    ///   nothing was written.
+    func saveIfAbsent(_ entity: Entity) async throws
 
     /// Deletes `id` if the remote's copy still has the version `tag` names. A copy already
     /// gone is not an error.

@@ -186,6 +186,15 @@ extension ObservedRepository: VersionTaggingRepository where Base: VersionTaggin
         }
     }
 
+    /// Saves to ``base`` only if it holds no copy of the ID, then announces `saved`; announces
+    /// `invalidated` if it throws (a `conflict` says the base holds a copy this stream may not
+    /// have seen).
+    public func saveIfAbsent(_ entity: Entity) async throws {
+        try await announce(.saved([entity]), orOnFailure: .invalidated([entity.id])) {
+            try await base.saveIfAbsent(entity)
+        }
+    }
+
     /// Deletes from ``base`` if its copy still has the version `tag` names, then announces
     /// `deleted`; announces `invalidated` if it throws.
     public func delete(id: ID, ifMatch tag: String) async throws {

@@ -60,8 +60,12 @@ extension OfflineFirstRepository {
             }
         }
         var toSend: [Outgoing] = []
+        let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
         for record in pending where current.refused[record.id] == nil {
-            if let outgoing = try await settle(record, remote: current.copies[record.id], tally) {
+            let copy = current.copies[record.id]
+            if var outgoing = try await settle(record, remote: copy, tally) {
+                outgoing.ifAbsent = Plan.createsIfAbsent(
+                    outgoing.record, remote: copy?.entity, createsConditionally: createsConditionally)
                 toSend.append(outgoing)
             }
         }
@@ -179,6 +183,7 @@ extension OfflineFirstRepository {
             do {
                 switch request {
                 case .conditional(let record, let tag): try await sendConditionally(record, on: tag, tally)
+                case .create(let record): try await sendCreate(record, tally)
                 case .saves(let run, let key), .deletes(let run, let key):
                     try await sendRun(run, under: key, tally)
                 }
@@ -273,6 +278,56 @@ extension OfflineFirstRepository {
                 tally.requested()
                 let copy = try await tagging.fetchTagged(id: outgoing.record.id)
                 guard let settled = try await settle(outgoing.record, remote: copy, tally) else { return }
+                outgoing = settled
+            } catch let error where !SyncFailure.leavesChangePending(error) {
+                try await outbox.fail([outgoing.record], with: error, rejected: true)
+                return tally.rejected([outgoing.record.id], with: error)
+            }
+        }
+    }
+
+    /// Sends `record`, a save of an entity the remote held no copy of, as a create the remote
+    /// refuses once it holds one (``VersionTaggingRepository/saveIfAbsent(_:)``), under the
+    /// change's own key, noted as unanswered until the answer comes, so a retry is the same
+    /// create. When the remote refuses because it holds a copy now (`conflict`: another client
+    /// created it, or an earlier try of this change landed late), reads that copy and settles
+    /// again, as ``sendConditionally(_:on:_:)`` does: the change's own version, or one it
+    /// replaced before hearing an answer (``StoredChange/possiblyApplied``), is no conflict.
+    /// After ``conditionalRounds`` refusals the change stays pending for the next sync. Any
+    /// other refusal rejects the change.
+    private func sendCreate(_ record: Record, _ tally: SyncTally<ID>) async throws {
+        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else {
+            return try await sendRun([record], under: record.key, tally)
+        }
+        var outgoing = Outgoing(record: record, tag: nil, ifAbsent: true)
+        for round in 1...Self.conditionalRounds {
+            guard outgoing.ifAbsent, let entity = outgoing.record.entity else {
+                if let tag = outgoing.tag {
+                    return try await sendConditionally(outgoing.record, on: tag, tally)
+                }
+                return try await sendRun([outgoing.record], under: outgoing.record.key, tally)
+            }
+            do {
+                try await outbox.markSending([outgoing.record], underKey: outgoing.record.key)
+                _OfflineFirstTestHooks.reached(.sending)
+                tally.sent([outgoing.record.id])
+                tally.requested()
+                try await withIdempotencyKey(outgoing.record.key) { try await tagging.saveIfAbsent(entity) }
+                _OfflineFirstTestHooks.reached(.sent)
+                try await outbox.acknowledge([outgoing.record])
+                return tally.confirmed(1)
+            } catch let error as RepositoryError where error.code == .conflict {
+                guard round < Self.conditionalRounds else {
+                    return try await outbox.fail([outgoing.record], with: error, rejected: false)
+                }
+                tally.requested()
+                let copy = try await tagging.fetchTagged(id: outgoing.record.id)
+                // A refusal is an answer: whatever goes next is a request of its own.
+                var answered = outgoing.record
+                answered.sentKey = nil
+                guard var settled = try await settle(answered, remote: copy, tally) else { return }
+                settled.ifAbsent = Plan.createsIfAbsent(
+                    settled.record, remote: copy?.entity, createsConditionally: true)
                 outgoing = settled
             } catch let error where !SyncFailure.leavesChangePending(error) {
                 try await outbox.fail([outgoing.record], with: error, rejected: true)

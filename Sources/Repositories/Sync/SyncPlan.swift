@@ -136,6 +136,26 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             && !record.possiblyApplied.contains(where: { same(current, $0.entity) })
     }
 
+    /// Whether `record`, settled against the remote's version `current` (`nil`: none), goes
+    /// out as a create the remote refuses once it holds a copy of the ID
+    /// (``VersionTaggingRepository/saveIfAbsent(_:)``), on a remote that
+    /// `createsConditionally`.
+    ///
+    /// A save made on no remote version (no base) that found none does: a copy created
+    /// meanwhile, or an earlier try of this change landing late, is then settled instead of
+    /// overwritten. So does such a save sent before alone under its own key whose answer
+    /// never came (``StoredChange/sentKey``), whatever the remote holds now: it goes out again
+    /// as the create it was, which a server that took it answers from its record (one that
+    /// went as a plain save over an untagged copy is refused, and settled again). A save in an
+    /// unanswered batch goes with its batch; a change with a base, a delete, or a save that
+    /// found a copy goes as before.
+    static func createsIfAbsent(_ record: Record, remote current: Entity?, createsConditionally: Bool) -> Bool
+    {
+        guard createsConditionally, record.entity != nil, record.base == nil else { return false }
+        if let sentKey = record.sentKey { return sentKey == record.key }
+        return current == nil
+    }
+
     /// Whether two versions are the same: `==` when the entity is `Equatable`, else equal
     /// encoded JSON (keys sorted).
     static func same(_ lhs: Entity?, _ rhs: Entity?) -> Bool {
@@ -161,12 +181,18 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     struct Outgoing {
         var record: Record
         var tag: String?
+        /// Whether it goes as a create the remote refuses once it holds a copy
+        /// (``SyncPlan/createsIfAbsent(_:remote:createsConditionally:)``).
+        var ifAbsent = false
     }
 
     /// One request of a push.
     enum Request {
         /// One change sent on the remote's version `tag` (`If-Match`).
         case conditional(Record, tag: String)
+        /// One save sent only if the remote holds no copy of its ID (`If-None-Match: *`), under
+        /// the change's own key.
+        case create(Record)
         /// Saves sent in one call under `key` (one change: `save`; several: `save(contentsOf:)`).
         case saves([Record], key: String)
         /// Deletes sent in one call under `key` (one change: `delete(id:)`; several:
@@ -176,13 +202,14 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         /// The changes the request carries, in order.
         var records: [Record] {
             switch self {
-            case .conditional(let record, _): [record]
+            case .conditional(let record, _), .create(let record): [record]
             case .saves(let records, _), .deletes(let records, _): records
             }
         }
     }
 
-    /// The requests that send `changes`, in order: changes an unconditional request carried
+    /// The requests that send `changes`, in order: a change that goes as a create
+    /// (``Outgoing/ifAbsent``) alone, as one; changes an unconditional request carried
     /// that went unanswered (the same ``StoredChange/sentKey``) together again in one request
     /// under that key, where the first of them stands, tagged or not (a retry is the same
     /// request, so a server that applied it answers from its record); a change settled
@@ -190,13 +217,18 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// and of deletes between them, one call each, under ``key(of:)``.
     static func requests(for changes: [Outgoing]) -> [Request] {
         var unanswered: [String: [Record]] = [:]
-        for change in changes {
+        for change in changes where !change.ifAbsent {
             if let key = change.record.sentKey { unanswered[key, default: []].append(change.record) }
         }
         var requests: [Request] = []
         var index = 0
         while index < changes.count {
             let record = changes[index].record
+            if changes[index].ifAbsent {
+                requests.append(.create(record))
+                index += 1
+                continue
+            }
             if let key = record.sentKey {
                 // The whole unanswered request, once, where its first change stands.
                 if let run = unanswered.removeValue(forKey: key) { requests.append(request(run, key: key)) }
@@ -211,7 +243,7 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             let isSave = record.entity != nil
             var end = index + 1
             while end < changes.count, changes[end].tag == nil, changes[end].record.sentKey == nil,
-                (changes[end].record.entity != nil) == isSave
+                !changes[end].ifAbsent, (changes[end].record.entity != nil) == isSave
             {
                 end += 1
             }

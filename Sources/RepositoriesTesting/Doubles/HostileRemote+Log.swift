@@ -24,8 +24,9 @@ extension HostileRemote {
         case applied
         /// The key was seen before: the first answer was given again, nothing applied.
         case replayed
-        /// Refused (a 4xx, or `conflict` for a stale `If-Match`) after applying `applied` of
-        /// its items: a batch applied item by item stops at the refused one.
+        /// Refused (a 4xx, or `conflict` for a stale `If-Match` or an ID a create found held)
+        /// after applying `applied` of its items: a batch applied item by item stops at the
+        /// refused one.
         case refused(applied: Int)
         /// Applied, then the answer was lost: the caller heard a transient error.
         case answerLost
@@ -58,12 +59,17 @@ extension HostileRemote {
         public var key: String?
         /// The `If-Match` tag it carried, if any.
         public var ifMatch: String?
+        /// The `If-None-Match` condition it carried: `*` for a
+        /// ``HostileRemote/saveIfAbsent(_:)``, else `nil`.
+        public var ifNoneMatch: String?
         /// What the remote did with it.
         public var outcome: Outcome
 
         /// "save(contentsOf:) [1, 2] key k: applied".
         public var description: String {
-            "\(operation) \(ids) key \(key ?? "none")\(ifMatch.map { " If-Match \($0)" } ?? ""): \(outcome)"
+            let conditions =
+                (ifMatch.map { " If-Match \($0)" } ?? "") + (ifNoneMatch.map { " If-None-Match \($0)" } ?? "")
+            return "\(operation) \(ids) key \(key ?? "none")\(conditions): \(outcome)"
         }
     }
 

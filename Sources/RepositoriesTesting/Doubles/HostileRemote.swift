@@ -37,6 +37,11 @@ import Synchronization
 /// - **Version tags.** With ``versionTags`` on, ``fetchTagged(id:)`` returns each entity's
 ///   tag, and `save(_:ifMatch:)` and `delete(id:ifMatch:)` throw `conflict` when the copy
 ///   moved. Off, it sends no tags and ignores `If-Match`, as a server without `ETag`s.
+/// - **Creates.** ``saveIfAbsent(_:)`` throws `conflict` and applies nothing when the remote
+///   holds the ID, with version tags on or off: a server needs no `ETag` to know an ID it
+///   holds (`If-None-Match: *`, or a `POST` that refuses the ID). A server with no
+///   conditional writes at all is not modelled; against one, nothing a client does stops a
+///   create that lands late from overwriting a newer write.
 /// - **Counting.** Each applied save or delete is an ``Application``, identified by the ID
 ///   and the entity as sent (before normalising), so ``timesApplied(_:)`` counts a change
 ///   however many keys it came under. Every write request is in ``requests`` with its key
@@ -71,6 +76,8 @@ where Entity.ID: Sendable {
         var changes: [Change]
         var key: String?
         var ifMatch: String?
+        /// Whether the write applies only if the remote holds no copy (``saveIfAbsent(_:)``).
+        var ifAbsent = false
         /// `deleteAll()`: its changes are taken when it is applied.
         var deletesAll = false
         /// Each change's own key in a batch, by the entity's ID described
@@ -353,6 +360,16 @@ where Entity.ID: Sendable {
             Incoming(operation: .save, changes: [.save(entity)], key: IdempotencyKey.current, ifMatch: tag))
     }
 
+    /// Saves `entity` only if the remote holds no copy of its ID, with ``versionTags`` on or
+    /// off.
+    ///
+    /// - Throws: `conflict` when the remote holds a copy (checked when the write lands, so a
+    ///   late one is refused if the ID was created meanwhile); nothing is applied then.
+    public func saveIfAbsent(_ entity: Entity) async throws {
+        try write(
+            Incoming(operation: .save, changes: [.save(entity)], key: IdempotencyKey.current, ifAbsent: true))
+    }
+
     /// Deletes `id` if its copy still has the version `tag` names (a copy already gone is not
     /// an error); with ``versionTags`` off the tag is ignored.
     ///
@@ -397,6 +414,9 @@ where Entity.ID: Sendable {
             self.tag(version) != tag
         {
             refusal = .conflict("The entity changed since \(tag) was read (HostileRemote)", id: "\(id)")
+        }
+        if incoming.ifAbsent, let id = ids.first, state.entities[id] != nil {
+            refusal = .conflict("A copy of \(id) exists already (HostileRemote)", id: "\(id)")
         }
         var toApply = incoming.changes
         if refusal == nil, let index = incoming.changes.firstIndex(where: { state.refused[$0.id] != nil }) {
@@ -458,7 +478,7 @@ where Entity.ID: Sendable {
     private static func request(_ incoming: Incoming, _ ids: [ID], _ outcome: Outcome) -> Request {
         Request(
             operation: incoming.operation, ids: ids, key: incoming.key, ifMatch: incoming.ifMatch,
-            outcome: outcome)
+            ifNoneMatch: incoming.ifAbsent ? "*" : nil, outcome: outcome)
     }
 
     private static func tag(_ version: Int) -> String { "\"v\(version)\"" }

@@ -16,7 +16,8 @@ Resources
     DELETE /<c>               empty the collection
     GET    /<c>/<id>          the item (?envelope=KEY wraps it), 404 when absent
     PUT    /<c>/<id>          insert or replace (a replaced item keeps its place);
-                              If-Match is honoured (412 when it does not match)
+                              If-Match is honoured (412 when it does not match), and so is
+                              If-None-Match: * (412 when the item exists: a create only)
     DELETE /<c>/<id>          204, or 404 when absent; If-Match is honoured (412 when it
                               does not match a present item)
 Every GET answers an ETag (a hash of the body) and 304 to a matching If-None-Match.
@@ -314,6 +315,9 @@ class Handler(BaseHTTPRequestHandler):
                         t.strip() for t in condition.split(",")
                     ]:
                         return self.answer_json(412, {"error": "precondition failed"})
+                absent_only = (self.headers.get("If-None-Match") or "").strip() == "*"
+                if absent_only and current is not None:
+                    return self.answer_json(412, {"error": "precondition failed: the item exists", "id": key})
                 collection[key] = body  # an existing key keeps its place
             return self.answer(201 if current is None else 200, body, {"ETag": etag_of(body)})
         if method == "DELETE":

@@ -100,6 +100,27 @@ private struct HostileDevice {
         #expect(remote.requests.last?.outcome == .offline)
     }
 
+    /// A create applies only where the remote holds no copy, ETags or not, and is checked
+    /// when it lands: held late, it is refused if the ID was created meanwhile.
+    @Test(arguments: [false, true])
+    func theHostileRemoteCreatesOnlyWhereItHoldsNoCopy(versionTags: Bool) async throws {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        try await remote.saveIfAbsent(item(1))
+        #expect(try await remote.fetch(id: 1) == item(1))
+        #expect(remote.requests.last?.ifNoneMatch == "*")
+        let held = await #expect(throws: RepositoryError.self) { try await remote.saveIfAbsent(item(1, 1)) }
+        #expect(held?.code == .conflict)
+        #expect(remote.requests.last?.outcome == .refused(applied: 0))
+        #expect(remote.timesApplied(item(1, 1)) == 0, "nothing applied")
+
+        remote.answerLate(next: 1)
+        await #expect(throws: RepositoryError.self) { try await remote.saveIfAbsent(item(2)) }
+        try await remote.save(item(2, 1))
+        #expect(remote.releaseLateWrites() == 1)
+        #expect(try await remote.fetch(id: 2) == item(2, 1), "the late create found the ID held")
+        #expect(remote.timesApplied(item(2)) == 0)
+    }
+
     // MARK: Finding 1: a normalised copy looks unsent, and the resend is applied again
 
     /// A device over `remote` that saved 1 and 2, synced while the remote applied them and
@@ -237,7 +258,7 @@ private struct HostileDevice {
         #expect(remote.timesApplied(item(1, 30)) == 1)
     }
 
-    // MARK: Finding 4: a late create overwrites a newer write
+    // MARK: Finding 4: a late create overwrote a newer write (fixed)
 
     @Test func aCreateThatLandsLateDoesNotOverwriteANewerWrite() async throws {
         let remote = HostileRemote<Item>(versionTags: true)
@@ -253,12 +274,77 @@ private struct HostileDevice {
         let onRemote = try await remote.fetch(id: 1)
         let onDevice = try await device.notes.fetch(id: 1)
         #expect(remote.timesApplied(item(1, 2)) == 1)
-        #expect(remote.timesApplied(item(1, 1)) <= 1)
-        withKnownIssue(
-            "finding 4: a create is sent without If-None-Match: * (nor can Repository say it yet), so landing late it overwrote the newer write"
-        ) {
-            #expect(onRemote == item(1, 2))
-            #expect(onDevice == item(1, 2))
-        }
+        // Fixed: the create is sent only if the remote holds no copy, so landing late it is
+        // refused, and the next sync settles it against the newer write.
+        #expect(remote.timesApplied(item(1, 1)) == 0)
+        #expect(onRemote == item(1, 2))
+        #expect(onDevice == item(1, 2))
+    }
+
+    /// The device's create lands late after the device sent it again: a server that keeps no
+    /// idempotency keys refuses the second, as it holds the ID by then, so the change is
+    /// applied once and confirmed once, ETags or not.
+    @Test(arguments: [false, true])
+    func aCreateThatLandsLateAfterItsRetryIsAppliedOnce(versionTags: Bool) async throws {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        remote.honoursIdempotencyKeys = false
+        let device = try await HostileDevice(remote)
+        try await device.notes.save(item(1, 1))
+        remote.answerLate(next: 2)
+        let first = await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        #expect(first?.code == .timedOut)
+        let retry = await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        #expect(retry?.code == .timedOut)
+        #expect(remote.releaseLateWrites() == 2)  // the first try lands, then the retry
+        let report = try await device.notes.sync()
+
+        #expect(remote.timesApplied(item(1, 1)) == 1, "\(remote.requests)")
+        #expect(remote.overapplied.isEmpty)
+        #expect(report.confirmed == 1)
+        #expect(try await device.outbox.changes().isEmpty)
+        #expect(try await remote.fetch(id: 1) == item(1, 1))
+        #expect(try await device.notes.fetch(id: 1) == item(1, 1))
+    }
+
+    /// The device's create lands late after its retry went through and the device changed the
+    /// entity again: refused, it does not put the older version back over the newer one.
+    @Test(arguments: [false, true])
+    func aCreateThatLandsLateDoesNotOverwriteTheDevicesOwnNewerWrite(versionTags: Bool) async throws {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        remote.honoursIdempotencyKeys = false
+        let device = try await HostileDevice(remote)
+        try await device.notes.save(item(1, 1))
+        remote.answerLate(next: 1)
+        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        try await device.notes.sync()
+        try await device.notes.save(item(1, 2))
+        try await device.notes.sync()
+        #expect(remote.releaseLateWrites() == 1)
+
+        #expect(remote.timesApplied(item(1, 1)) == 1, "\(remote.requests)")
+        #expect(try await remote.fetch(id: 1) == item(1, 2))
+        #expect(try await device.outbox.changes().isEmpty)
+    }
+
+    /// Another client creates the entity while the device's create is held; the device's
+    /// create lands late and is refused, and the next sync settles the two creates by the
+    /// default policy: with no base, the tie takes the remote's version whole.
+    @Test(arguments: [false, true])
+    func aCreateThatLandsLateAfterAnotherClientsIsSettledByTheDefaultPolicy(versionTags: Bool) async throws {
+        let remote = HostileRemote<Item>(versionTags: versionTags)
+        let device = try await HostileDevice(remote, conflicts: .mergeFields(tie: .remote))
+        try await device.notes.save(item(1, 1))
+        remote.answerLate(next: 1)
+        await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
+        try await remote.save(item(1, 2))  // another client creates it meanwhile
+        #expect(remote.releaseLateWrites() == 1)
+        #expect(remote.requests.last?.outcome == .refused(applied: 0), "the late create found the ID held")
+        let report = try await device.notes.sync()
+
+        #expect(remote.timesApplied(item(1, 1)) == 0)
+        #expect(try await remote.fetch(id: 1) == item(1, 2))
+        #expect(try await device.notes.fetch(id: 1) == item(1, 2))
+        #expect(report.conflictedIDs == [1])
+        #expect(try await device.outbox.changes().isEmpty)
     }
 }

@@ -129,21 +129,80 @@ import Testing
         #expect(Plan.conflict(record, remote: Self.v0, settlement: none, at: Date()) == nil, "no conflict")
     }
 
+    // MARK: Creating if absent
+
+    struct CreateRow: CustomTestStringConvertible, Sendable {
+        var name: String
+        var local: Item?
+        var base: Item?
+        var remote: Item?
+        /// The key of the request that carried the change unanswered, if any (its own is "k1").
+        var sentKey: String?
+        var createsConditionally = true
+        var expected: Bool
+        var testDescription: String { name }
+    }
+
+    static let createRows: [CreateRow] = [
+        CreateRow(
+            name: "a new entity the remote holds no copy of", local: v1, base: nil, remote: nil,
+            expected: true),
+        CreateRow(
+            name: "the same on a remote that cannot create conditionally", local: v1, base: nil, remote: nil,
+            createsConditionally: false, expected: false),
+        CreateRow(
+            name: "a new entity another client created (sent on its tag, or over it)", local: v1, base: nil,
+            remote: v2, expected: false),
+        CreateRow(
+            name: "a change made on a version the remote deleted since", local: v1, base: v0, remote: nil,
+            expected: false),
+        CreateRow(
+            name: "a delete of an entity never synced", local: nil, base: nil, remote: nil, expected: false),
+        CreateRow(
+            name: "a create sent alone under its key, unanswered, and absent still", local: v1, base: nil,
+            remote: nil, sentKey: "k1", expected: true),
+        CreateRow(
+            name: "a create sent alone under its key, unanswered, a copy there now (the same request again)",
+            local: v1, base: nil, remote: v2, sentKey: "k1", expected: true),
+        CreateRow(
+            name: "a new entity sent in a batch, unanswered (the batch goes again whole)", local: v1,
+            base: nil,
+            remote: nil, sentKey: "batch", expected: false),
+        CreateRow(
+            name: "a create sent unanswered, on a remote that cannot create conditionally", local: v1,
+            base: nil, remote: nil, sentKey: "k1", createsConditionally: false, expected: false),
+    ]
+
+    /// Which changes go as a create the remote refuses once it holds a copy of the ID: a save
+    /// made on no remote version that found none, and such a create sent before, unanswered.
+    @Test(arguments: createRows)
+    func aChangeWithNoBaseThatFoundNoCopyGoesAsACreateIfAbsent(_ row: CreateRow) {
+        var record = Self.change(row.local, base: row.base)
+        record.sentKey = row.sentKey
+        let creates = Plan.createsIfAbsent(
+            record, remote: row.remote, createsConditionally: row.createsConditionally)
+        #expect(creates == row.expected)
+    }
+
     // MARK: Requests
 
-    /// `s` a save, `d` a delete, `t` a save on a tagged version; each change's key is its ID.
+    /// `s` a save, `d` a delete, `t` a save on a tagged version, `n` a save that goes as a
+    /// create if absent; each change's key is its ID.
     static func outgoing(_ pattern: String) -> [Plan.Outgoing] {
         pattern.enumerated().map { index, kind in
             let record = change(kind == "d" ? nil : item(index), base: nil, key: "k\(index)", id: index)
-            return Plan.Outgoing(record: record, tag: kind == "t" ? "tag\(index)" : nil)
+            return Plan.Outgoing(
+                record: record, tag: kind == "t" ? "tag\(index)" : nil, ifAbsent: kind == "n")
         }
     }
 
-    /// The requests in words: `S[0,1]` saves of IDs 0 and 1, `D[2]`, `C2@tag2`.
+    /// The requests in words: `S[0,1]` saves of IDs 0 and 1, `D[2]`, `C2@tag2`, `N3` a create
+    /// of 3 if absent.
     static func describe(_ requests: [Plan.Request]) -> String {
         requests.map { request in
             switch request {
             case .conditional(let record, let tag): "C\(record.id)@\(tag)"
+            case .create(let record): "N\(record.id)"
             case .saves(let run, _): "S\(run.map(\.id))"
             case .deletes(let run, _): "D\(run.map(\.id))"
             }
@@ -158,6 +217,10 @@ import Testing
         ("stst", "S[0] C1@tag1 S[2] C3@tag3"),
         ("tt", "C0@tag0 C1@tag1"),
         ("dtd", "D[0] C1@tag1 D[2]"),
+        ("n", "N0"),
+        ("nn", "N0 N1"),
+        ("snnsd", "S[0] N1 N2 S[3] D[4]"),
+        ("tnd", "C0@tag0 N1 D[2]"),
     ])
     func changesGoInTheLongestRunsBetweenConditionalOnes(pattern: String, expected: String) {
         #expect(Self.describe(Plan.requests(for: Self.outgoing(pattern))) == expected)
@@ -179,6 +242,17 @@ import Testing
         #expect(key == "lost")
         guard case .saves(_, let other) = requests[2] else { return }
         #expect(other == Plan.key(of: [changes[2].record]))
+    }
+
+    /// A create sent alone under its own key and unanswered goes out again as that create,
+    /// tagged or not now; the changes of an unanswered batch go together again as before.
+    @Test func anUnansweredCreateIsSentAgainAsTheCreateItWas() {
+        var changes = Self.outgoing("tnss")
+        changes[0].record.sentKey = "k0"
+        changes[0].ifAbsent = true
+        changes[2].record.sentKey = "lost"
+        changes[3].record.sentKey = "lost"
+        #expect(Self.describe(Plan.requests(for: changes)) == "N0 N1 S[2, 3]")
     }
 
     @Test func aRunsKeyIsTheChangesOwnAloneAndOneDerivedFromTheirsTogether() {

@@ -136,6 +136,11 @@ extension CoalescingRepository: VersionTaggingRepository where Base: VersionTagg
         try await write { try await base.save(entity, ifMatch: tag) }
     }
 
+    /// The base's create-if-absent; afterwards no caller joins a read that began before.
+    public func saveIfAbsent(_ entity: Entity) async throws {
+        try await write { try await base.saveIfAbsent(entity) }
+    }
+
     /// The base's conditional delete; afterwards no caller joins a read that began before.
     public func delete(id: ID, ifMatch tag: String) async throws {
         try await write { try await base.delete(id: id, ifMatch: tag) }

@@ -161,6 +161,14 @@ extension MappedRepository: VersionTaggingRepository where Base: VersionTaggingR
         try await base.save(stored(entity), ifMatch: tag)
     }
 
+    /// Converts `entity`, then saves the record to ``base`` only if it holds no copy of the ID.
+    ///
+    /// - Throws: ``RepositoryError/Code/encodingFailed`` when the conversion throws or
+    ///   changes the ID; `conflict` when a copy exists; in both cases nothing was written.
+    public func saveIfAbsent(_ entity: Entity) async throws {
+        try await base.saveIfAbsent(stored(entity))
+    }
+
     /// Deletes from ``base`` if its copy still has the version `tag` names.
     public func delete(id: ID, ifMatch tag: String) async throws {
         try await base.delete(id: id, ifMatch: tag)

@@ -68,5 +68,7 @@ extension ReadOnlyRepository: VersionTaggingRepository where Base: VersionTaggin
     /// Throws ``RepositoryError/Code/rejected``: the view is read-only.
     public func save(_ entity: Entity, ifMatch tag: String) async throws { throw refuse(.save) }
     /// Throws ``RepositoryError/Code/rejected``: the view is read-only.
+    public func saveIfAbsent(_ entity: Entity) async throws { throw refuse(.save) }
+    /// Throws ``RepositoryError/Code/rejected``: the view is read-only.
     public func delete(id: ID, ifMatch tag: String) async throws { throw refuse(.delete) }
 }
