@@ -61,8 +61,14 @@ extension OfflineFirstRepository {
         }
         var toSend: [Outgoing] = []
         let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
-        for record in pending where current.refused[record.id] == nil {
-            let copy = current.copies[record.id]
+        for var record in pending where current.refused[record.id] == nil {
+            var copy = current.copies[record.id]
+            // A remote that holds the change as sent has it: the plan acknowledges it, no
+            // request. Any other copy may be the change rewritten: ask with the same request.
+            if let condition = record.sentCondition, !Plan.same(copy?.entity, record.entity) {
+                guard let stale = try await resendUnanswered(record, condition, copy, tally) else { continue }
+                (record, copy) = stale
+            }
             if var outgoing = try await settle(record, remote: copy, tally) {
                 outgoing.ifAbsent = Plan.createsIfAbsent(
                     outgoing.record, remote: copy?.entity, createsConditionally: createsConditionally)
@@ -77,6 +83,61 @@ extension OfflineFirstRepository {
     private struct Copies {
         var copies: [ID: TaggedEntity<Entity>] = [:]
         var refused: [ID: any Error] = [:]
+    }
+
+    /// Sends again, as it was, the conditional request that carried `record` and went
+    /// unanswered (``StoredChange/sentCondition``): the same condition, under the same key.
+    /// A remote that applied it answers from its record of the key, and the change is
+    /// confirmed, even where the remote rewrote what it stored (normalised it), which no read
+    /// could tell from another device's write. A remote that did not apply it checks the
+    /// condition: when it holds, the change is applied now, as it was sent; when it no longer
+    /// holds (`conflict`: the entity changed meanwhile), the change is settled again against
+    /// the remote's copy read then.
+    ///
+    /// - Returns: `nil` when the change is done with (confirmed, refused for good, or replaced
+    ///   meanwhile); else the change to settle and the remote's current copy.
+    /// - Throws: a transient failure, with the change left pending and its try counted.
+    private func resendUnanswered(
+        _ record: Record, _ condition: SentCondition, _ copy: TaggedEntity<Entity>?, _ tally: SyncTally<ID>
+    ) async throws -> (Record, TaggedEntity<Entity>?)? {
+        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else { return (record, copy) }
+        let send: @Sendable () async throws -> Void
+        let key: String
+        switch (condition, record.entity) {
+        case (.ifMatch(let tag), let entity?):
+            (key, send) = (Plan.key(of: record, on: tag), { try await tagging.save(entity, ifMatch: tag) })
+        case (.ifMatch(let tag), nil):
+            (key, send) = (
+                Plan.key(of: record, on: tag), { try await tagging.delete(id: record.id, ifMatch: tag) }
+            )
+        case (.ifAbsent, let entity?):
+            (key, send) = (record.key, { try await tagging.saveIfAbsent(entity) })
+        case (.ifAbsent, nil):
+            // A delete never goes out as a create (a later change replaces the record whole),
+            // so no such request went out: settle the change afresh.
+            return (record, copy)
+        }
+        do {
+            _OfflineFirstTestHooks.reached(.sending)
+            tally.sent([record.id])
+            tally.requested()
+            try await withIdempotencyKey(key) { try await send() }
+            _OfflineFirstTestHooks.reached(.sent)
+            try await outbox.acknowledge([record])
+            tally.confirmed(1)
+            return nil
+        } catch let error as RepositoryError where error.code == .conflict {
+            guard let answered = try await outbox.conditionRefused(record) else { return nil }
+            tally.requested()
+            return (answered, try await tagging.fetchTagged(id: record.id))
+        } catch let error where !SyncFailure.leavesChangePending(error) {
+            try await outbox.fail([record], with: error, rejected: true)
+            tally.rejected([record.id], with: error)
+            return nil
+        } catch {
+            try await outbox.fail([record], with: error, rejected: false)
+            throw error
+        }
     }
 
     /// The remote's current copies of `ids`, each with its version's tag when the remote
@@ -257,7 +318,7 @@ extension OfflineFirstRepository {
                 return try await sendRun([outgoing.record], under: outgoing.record.key, tally)
             }
             do {
-                try await outbox.markSending([outgoing.record], underKey: nil)
+                try await outbox.markSending([outgoing.record], underKey: nil, condition: .ifMatch(tag))
                 _OfflineFirstTestHooks.reached(.sending)
                 tally.sent([outgoing.record.id])
                 tally.requested()
@@ -308,7 +369,8 @@ extension OfflineFirstRepository {
                 return try await sendRun([outgoing.record], under: outgoing.record.key, tally)
             }
             do {
-                try await outbox.markSending([outgoing.record], underKey: outgoing.record.key)
+                try await outbox.markSending(
+                    [outgoing.record], underKey: outgoing.record.key, condition: .ifAbsent)
                 _OfflineFirstTestHooks.reached(.sending)
                 tally.sent([outgoing.record.id])
                 tally.requested()

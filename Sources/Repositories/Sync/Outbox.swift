@@ -229,16 +229,20 @@ where Entity.ID: Codable & Sendable {
     /// `key` is an unconditional request's idempotency key, kept with each change
     /// (``StoredChange/sentKey``) until the answer comes, so a retry sends that request again
     /// under it; `nil` for a conditional one, which a retry sends on the version it then reads.
-    func markSending(_ records: [Record], underKey key: String?) async throws {
+    func markSending(_ records: [Record], underKey key: String?, condition: SentCondition? = nil) async throws
+    {
         try await lock.withLock(.keys(Set(records.map(\.id)))) {
             let current = try await self.records(records.map(\.id))
             var changed: [Record] = []
             for record in records {
                 guard var now = current[record.id] else { continue }
                 if now.revision == record.revision {
-                    guard !now.sending || now.sentKey != key else { continue }
+                    guard !now.sending || now.sentKey != key || now.sentCondition != condition else {
+                        continue
+                    }
                     now.sending = true
                     now.sentKey = key
+                    now.sentCondition = condition
                 } else {
                     now.possiblyApplied = Array(
                         (now.possiblyApplied + [PossiblyApplied(entity: record.entity)])
@@ -310,8 +314,26 @@ where Entity.ID: Codable & Sendable {
             record.rejected = rejected
             // A refusal is an answer: a later try is a request of its own. A transient failure
             // is none: the next try sends the same request again.
-            if rejected { record.sentKey = nil }
+            if rejected {
+                record.sentKey = nil
+                record.sentCondition = nil
+            }
         }
+    }
+
+    /// Notes that the remote refused the unanswered conditional request that carried
+    /// `record` because its condition no longer held: it applied nothing under that request's
+    /// key, so the change is settled again and goes out in a request of its own.
+    ///
+    /// - Returns: the record as it now stands, or `nil` when a later change replaced it.
+    func conditionRefused(_ record: Record) async throws -> Record? {
+        var result: Record?
+        try await update([record]) { current in
+            current.sentCondition = nil
+            current.sentKey = nil
+            result = current
+        }
+        return result
     }
 
     /// Replaces the entity a current change saves with a merge's result: a new change, with
@@ -326,6 +348,7 @@ where Entity.ID: Codable & Sendable {
                 current.possiblyApplied = Self.possiblyApplied(after: current)
                 current.sending = false
                 current.sentKey = nil
+                current.sentCondition = nil
             }
             current.entity = entity
             current.base = remote

@@ -39,6 +39,11 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
     /// under this key, with every other change of that request still unchanged, so a server
     /// that applied the first answers the second from its record instead of applying it again.
     var sentKey: String?
+    /// The condition of the conditional request that carried this change and went
+    /// unanswered (`nil` once answered, or never sent so): the next sync sends that request
+    /// again first, so a change the remote applied under a version it then rewrote (a
+    /// server that normalises) is not taken for another device's.
+    var sentCondition: SentCondition?
     /// Whether the base went through an upgrade of the outbox's migrations (an app update
     /// since the change was made): the fields an upgrade added hold its defaults in the base,
     /// while the remote holds values of its own, so a difference in a field this change did
@@ -47,7 +52,7 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
 
     enum CodingKeys: String, CodingKey {
         case id, entity, base, key, revision, attempts, lastError, rejected, madeAt, sending, possiblyApplied
-        case sentKey, baseUpgraded
+        case sentKey, sentCondition, baseUpgraded
     }
 
     /// How many earlier versions ``possiblyApplied`` keeps: a device that replaces a change
@@ -64,6 +69,7 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
             rejected: rejected, madeAt: madeAt)
         mapped.sending = sending
         mapped.sentKey = sentKey
+        mapped.sentCondition = sentCondition
         mapped.baseUpgraded = baseUpgraded
         mapped.possiblyApplied = try possiblyApplied.map {
             PossiblyApplied(entity: try $0.entity.map(transform))
@@ -104,6 +110,7 @@ extension StoredChange: Decodable where Payload: Decodable {
         // Absent in records written before the outbox kept them.
         sending = try container.decodeIfPresent(Bool.self, forKey: .sending) ?? false
         sentKey = try container.decodeIfPresent(String.self, forKey: .sentKey)
+        sentCondition = try container.decodeIfPresent(SentCondition.self, forKey: .sentCondition)
         baseUpgraded = try container.decodeIfPresent(Bool.self, forKey: .baseUpgraded) ?? false
         possiblyApplied =
             try container.decodeIfPresent([PossiblyApplied<Payload>].self, forKey: .possiblyApplied) ?? []

@@ -1,0 +1,87 @@
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+import RepositoriesTesting
+import Testing
+
+/// The server keeps titles in lower case.
+@Sendable private func lowercasingTitles(_ entity: Item) -> Item {
+    var entity = entity
+    entity.title = entity.title.lowercased()
+    return entity
+}
+
+/// A conditional write (`If-Match`) whose answer was lost, to a server that normalises what
+/// it stores: the next sync finds the remote at a version that is neither the change nor its
+/// base, and cannot tell its own write from another device's. It sends the same request
+/// again first (the same tag, the same key), so a server that applied it answers from its
+/// record and one that did not refuses the stale tag, and the change is settled again.
+@Suite struct OfflineFirstLostConditionalAnswerTests {
+    static let policies: [(String, ConflictPolicy<Item>)] = [
+        ("lastWriterWins", .lastWriterWins),
+        ("serverWins", .serverWins),
+        ("mergeFields", .mergeFields(tie: .remote)),
+        ("merge", .merge { _, local, remote in item(local.id, local.revision + remote.revision + 100) }),
+    ]
+
+    @Test(arguments: policies.indices)
+    func aLandedConditionalWriteIsAppliedOnce(_ index: Int) async throws {
+        let (name, policy) = Self.policies[index]
+        let remote = HostileRemote<Item>([item(1)], versionTags: true)
+        remote.normalize(lowercasingTitles)
+        let device = try await FileDevice(remote, conflicts: policy)
+        try await device.repository.sync()
+        try await device.repository.save(item(1, 2))
+        remote.loseNextAnswers(1)
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+        try await device.repository.sync()
+
+        #expect(remote.timesApplied(item(1, 2)) == 1, "\(name): \(remote.requests)")
+        #expect(remote.overapplied.isEmpty, "\(name): \(remote.overapplied)")
+        #expect(try await device.outbox.changes().isEmpty, "\(name)")
+        #expect(try await device.repository.fetch(id: 1) == lowercasingTitles(item(1, 2)), "\(name)")
+        #expect(try await device.repository.snapshot(Query()).conflicts.isEmpty, "\(name): its own write")
+        try await device.close()
+    }
+
+    @Test(arguments: policies.indices)
+    func aLandedCreateIsAppliedOnce(_ index: Int) async throws {
+        let (name, policy) = Self.policies[index]
+        let remote = HostileRemote<Item>(versionTags: true)
+        remote.normalize(lowercasingTitles)
+        let device = try await FileDevice(remote, conflicts: policy)
+        try await device.repository.save(item(1, 2))
+        remote.loseNextAnswers(1)
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+        try await device.repository.sync()
+
+        #expect(remote.timesApplied(item(1, 2)) == 1, "\(name): \(remote.requests)")
+        #expect(remote.overapplied.isEmpty, "\(name): \(remote.overapplied)")
+        #expect(try await device.outbox.changes().isEmpty, "\(name)")
+        #expect(try await device.repository.fetch(id: 1) == lowercasingTitles(item(1, 2)), "\(name)")
+        #expect(try await device.repository.snapshot(Query()).conflicts.isEmpty, "\(name): its own create")
+        try await device.close()
+    }
+
+    @Test(arguments: policies.indices)
+    func anUnansweredConditionalWriteThatNeverLandedMeetsTheOtherDevicesChange(_ index: Int) async throws {
+        let (name, policy) = Self.policies[index]
+        let remote = HostileRemote<Item>([item(1)], versionTags: true)
+        remote.normalize(lowercasingTitles)
+        let device = try await FileDevice(remote, conflicts: policy)
+        try await device.repository.sync()
+        try await device.repository.save(item(1, 2))
+        remote.answerLate(next: 1)  // held: it never lands
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+        try await remote.save(item(1, 3))  // another device, meanwhile
+
+        try await device.repository.sync()
+        #expect(remote.timesApplied(item(1, 2)) <= 1, "\(name)")
+        #expect(remote.overapplied.isEmpty, "\(name): \(remote.overapplied)")
+        #expect(try await device.outbox.changes().isEmpty, "\(name)")
+        let conflicts = try await device.repository.snapshot(Query()).conflicts
+        #expect(conflicts.map(\.entityID) == [1], "\(name): the other device's change was a conflict")
+        #expect(try await device.repository.fetch(id: 1) == (try await remote.fetch(id: 1)), "\(name)")
+        try await device.close()
+    }
+}
