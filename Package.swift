@@ -143,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExampleSupportTests",
-            dependencies: ["ExampleSupport", "Repositories", "RepositoriesTesting"]
+            dependencies: ["ExampleSupport", "Repositories", "RepositoriesHTTP", "RepositoriesTesting"]
         ),
         .testTarget(
             name: "MahsulotTests",

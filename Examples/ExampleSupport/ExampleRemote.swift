@@ -6,6 +6,11 @@ import RepositoriesHTTP
 /// ``NetworkSwitch``), or, with `--api URL`, a real REST collection through
 /// `HTTPRepository` behind the same switch, so an example can take either offline.
 ///
+/// Given an ``APIValidation``, the simulated API is served over HTTP in process
+/// (``SimulatedAPI``) and the app reaches it through `HTTPRepository`, so a write that breaks
+/// a rule is refused as a real server refuses it, a `422` from FastAPI say, and reaches the
+/// app with its status and its messages by field.
+///
 /// ```swift
 /// let remote = ExampleRemote<Todo>(options: options, resource: "todos", seed: Todo.samples)
 /// let todos = remote.repository.fallback(to: local)
@@ -25,6 +30,9 @@ where Entity.ID: Codable & Sendable {
     public let direct: AnyRepository<Entity, Entity.ID>
     /// Where the data comes from, for the example's output.
     public let origin: String
+    /// What the simulated API checks before it takes a write; `nil` when it checks nothing,
+    /// and with `--api`, where the real API has rules of its own.
+    public let validation: APIValidation<Entity>?
 
     /// The remote `options` ask for.
     ///
@@ -32,23 +40,46 @@ where Entity.ID: Codable & Sendable {
     ///   - resource: the collection's path under `--api URL`, such as `products`.
     ///   - seed: what the simulated API holds at start; unused with `--api`.
     ///   - latency: the simulated round trip of each request.
+    ///   - validation: what the simulated API checks before it takes a write; with it, the
+    ///     simulated API is served over HTTP in process (``SimulatedAPI``). Unused with `--api`.
     public init(
-        options: ExampleOptions, resource: String, seed: [Entity], latency: Duration = .milliseconds(5)
+        options: ExampleOptions, resource: String, seed: [Entity], latency: Duration = .milliseconds(5),
+        validation: APIValidation<Entity>? = nil
     ) {
         network = NetworkSwitch(online: !options.offline)
         if let apiURL = options.apiURL {
             let collection = apiURL.appendingPathComponent(resource)
             server = nil
             origin = collection.absoluteString
+            self.validation = nil
             direct = AnyRepository(HTTPRepository<Entity>(baseURL: collection))
             repository = SwitchedRepository(direct, network: network, name: "The API at \(origin)")
         } else {
             let store = InMemoryRepository<Entity>(seed)
             server = store
             origin = "the simulated \(resource) API"
+            self.validation = validation
             direct = AnyRepository(store)
             repository = SwitchedRepository(
-                direct, network: network, latency: latency, name: "The \(resource) API")
+                Self.simulated(store, resource: resource, validation: validation), network: network,
+                latency: latency, name: "The \(resource) API")
         }
     }
+
+    /// The simulated API as the app reaches it: `store` itself, or, with `validation`, `store`
+    /// served over HTTP in process at `https://simulated.example/RESOURCE`.
+    private static func simulated(
+        _ store: InMemoryRepository<Entity>, resource: String, validation: APIValidation<Entity>?
+    ) -> AnyRepository<Entity, Entity.ID> {
+        guard let validation else { return AnyRepository(store) }
+        let collection = simulatedHost.appendingPathComponent(resource)
+        return AnyRepository(
+            HTTPRepository<Entity>(
+                baseURL: collection,
+                transport: SimulatedAPI(store: store, collection: collection, validation: validation)))
+    }
+
+    /// Where the simulated API served over HTTP lives: a reserved name (RFC 2606) no request
+    /// leaves the process for.
+    static var simulatedHost: URL { URL(string: "https://simulated.example")! }
 }

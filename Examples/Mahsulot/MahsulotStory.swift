@@ -4,7 +4,10 @@ import Repositories
 
 /// The run, step by step: builds the offline-first stack over the example's remote and two
 /// files in the workspace, drives the view model, and prints what the device, its outbox
-/// and the API hold at each step, checking each claim first.
+/// and the API hold at each step, checking each claim first: a price saved offline while
+/// the office changes the product's description on the API, the conflict the sync settles
+/// and its record, then a price the API refuses, with its message beside the field, and the
+/// fix.
 @MainActor struct MahsulotStory: ExampleStory {
     private let options: ExampleOptions
     /// The simulated API (or `--api URL`), behind its network switch.
@@ -23,7 +26,9 @@ import Repositories
         options: ExampleOptions, workspace: ExampleWorkspace, automaticSync: AutomaticSync?
     ) async throws {
         self.options = options
-        remote = ExampleRemote(options: options, resource: "mahsulotlar", seed: Mahsulot.namunalar)
+        remote = ExampleRemote(
+            options: options, resource: "mahsulotlar", seed: Mahsulot.namunalar,
+            validation: Mahsulot.apiValidation)
         files = try await DeviceFiles(in: workspace.directory, name: "mahsulotlar")
         products = MahsulotRepository.make(
             remote: remote.repository, files: files, automaticSync: automaticSync)
@@ -55,8 +60,16 @@ import Repositories
         try await loadOnline(viewModel)
         try await loadOffline(viewModel)
         let changed = try await saveOffline(viewModel)
-        try await sendWhenTheNetworkReturns(changed, viewModel)
+        let office = try await changeOnTheAPIMeanwhile(changed.id)
+        var kept = office
+        kept.narxi = changed.narxi
+        try await sendWhenTheNetworkReturns(kept, viewModel)
+        try await showTheConflict(viewModel, saved: changed, office: office, kept: kept)
+        try await refuseThenFix(viewModel)
     }
+
+    /// What the office writes as the description of the product the device changes offline.
+    static let officeDescription = "Tandir noni, har kuni ertalab yopiladi"
 
     /// The article's step 4: offline, and the device's file empty, so the API's error is
     /// what the user sees.
@@ -179,9 +192,32 @@ import Repositories
         print("The API still has \(price(before)) for \(before.nomi).")
     }
 
-    /// (d) The network returns; the sync the save started, retrying with backoff, sends the
-    /// change by itself (the story does not call `sync()`). Then the view model loads again.
+    /// (c′) While the device is offline, the office changes the same product's description
+    /// on the API (another client, past this device's network switch): the device's save was
+    /// made on the version before, so its sync will meet a conflict.
     ///
+    /// - Returns: the product as the office left it on the API.
+    /// - Throws: ``StoryFailure`` when the API has no product `id`.
+    func changeOnTheAPIMeanwhile(_ id: Int) async throws -> Mahsulot {
+        Console.heading("Meanwhile, the office changes the description on the API")
+        guard var office = try await remote.direct.fetch(id: id) else {
+            throw StoryFailure("The API has no product \(id) for the office to change")
+        }
+        let before = office.tavsifi
+        office.tavsifi = Self.officeDescription
+        try await remote.direct.save(office)
+        print(
+            "The office, another client of the API, changes \(office.nomi)'s tavsifi: "
+                + "\"\(before)\" -> \"\(office.tavsifi)\".")
+        print("The device's save was made on \(office.nomi) as it was before: its sync will meet a conflict.")
+        return office
+    }
+
+    /// (d) The network returns; the sync the save started, retrying with backoff, sends the
+    /// change by itself (the story does not call `sync()`), merged with the office's. Then
+    /// the view model loads again.
+    ///
+    /// - Parameter changed: the product the API should end with.
     /// - Throws: ``StoryFailure`` when the change does not reach the API, or the screen
     ///   still shows a change waiting.
     private func sendWhenTheNetworkReturns(_ changed: Mahsulot, _ viewModel: MahsulotlarViewModel)
@@ -227,10 +263,175 @@ import Repositories
         )
     }
 
+    /// (e) What the sync decided: the screen lists the conflict it settled, with the three
+    /// versions and the policy's one line, and the story checks that each edit is in what was
+    /// kept (the device's price, the office's description). Then the user marks it seen.
+    ///
+    /// - Parameters:
+    ///   - saved: the product as the device saved it offline.
+    ///   - office: the product as the office left it on the API.
+    ///   - kept: the merge of the two, which the API and the device should hold.
+    /// - Throws: ``StoryFailure`` when the screen does not list that one conflict, its record
+    ///   is not the merge, or it is still kept after the user saw it.
+    func showTheConflict(_ viewModel: MahsulotlarViewModel, saved: Mahsulot, office: Mahsulot, kept: Mahsulot)
+        async throws
+    {
+        Console.heading("What the sync decided: ziddiyatlar")
+        print(
+            "The screen lists \(Console.counted(viewModel.ziddiyatlar.count, "conflict")) the sync settled:")
+        guard viewModel.ziddiyatlar.count == 1, let ziddiyat = viewModel.ziddiyatlar.first,
+            ziddiyat.entityID == saved.id
+        else {
+            throw StoryFailure(
+                "The screen lists the conflicts of \(viewModel.ziddiyatlar.map(\.entityID)), not the one of \(saved.nomi)"
+            )
+        }
+        print("#\(ziddiyat.entityID) \(saved.nomi): \(ziddiyat.resolution)")
+        for (label, version) in [
+            ("base", ziddiyat.base), ("device", ziddiyat.local), ("API", ziddiyat.remote),
+            ("kept", ziddiyat.result),
+        ] {
+            let text = version.map {
+                price($0).padding(toLength: 12, withPad: " ", startingAt: 0) + $0.tavsifi
+            }
+            print("  " + label.padding(toLength: 7, withPad: " ", startingAt: 0) + (text ?? "(none)"))
+        }
+        let merged = ConflictResolution.mergedByField(
+            localFields: ["narxi"], remoteFields: ["tavsifi"], tiedFields: [:])
+        guard ziddiyat.local == saved, ziddiyat.remote == office, ziddiyat.result == kept,
+            ziddiyat.resolution == merged
+        else {
+            throw StoryFailure(
+                "The record of \(saved.nomi) says \(ziddiyat.resolution) and kept "
+                    + "\(ziddiyat.result.map(describe) ?? "nothing"), not \(describe(kept))")
+        }
+        guard kept.narxi == saved.narxi, kept.tavsifi == office.tavsifi else {
+            throw StoryFailure("\(describe(kept)) lost the device's price or the office's description")
+        }
+        print("Both edits were kept: this device's narxi and the office's tavsifi.")
+        guard await viewModel.tasdiqlash(ziddiyat) else {
+            throw StoryFailure("tasdiqlash(\(saved.nomi)'s conflict) failed: \(viewModel.xatoXabari ?? "")")
+        }
+        let stillKept = try await products.snapshot(MahsulotlarViewModel.query).conflicts
+        guard viewModel.ziddiyatlar.isEmpty, stillKept.isEmpty else {
+            throw StoryFailure(
+                "After tasdiqlash() the screen lists \(viewModel.ziddiyatlar.count) conflicts and the repository "
+                    + "keeps \(stillKept.count)")
+        }
+        print("tasdiqlash(): the user has seen it; ziddiyatlar: 0, and the repository keeps none.")
+    }
+
+    /// (f) A price the API refuses: the user saves 0 so'm by mistake; the automatic sync sends
+    /// it and the simulated API answers as FastAPI does, `422` with the field's message; the
+    /// screen shows the message beside the price. The user saves the right price, which
+    /// replaces the refused change and goes out. With `--api` the step is skipped: a real
+    /// API has rules of its own.
+    ///
+    /// - Throws: ``StoryFailure`` when the API takes the mistake, the screen does not show its
+    ///   message beside the field, or the fix does not reach the API.
+    func refuseThenFix(_ viewModel: MahsulotlarViewModel) async throws {
+        Console.heading("A price the API refuses")
+        guard let validation = remote.validation else {
+            print(
+                "Skipped with --api: the simulated API refuses a price of 0 as a FastAPI app does; "
+                    + "\(remote.origin) has rules of its own.")
+            return
+        }
+        guard let before = try await products.local.fetch(id: 2) else {
+            throw StoryFailure("\(files.localName) has no product 2 to change")
+        }
+        var mistake = before
+        mistake.narxi = 0
+        guard await viewModel.saqlash(mistake) else {
+            throw StoryFailure(
+                "saqlash(\(mistake.nomi) at \(price(mistake))) failed: \(viewModel.xatoXabari ?? "")")
+        }
+        print(
+            "saqlash(\(mistake.nomi) at \(price(mistake))): the device took it; the automatic sync sends it.")
+        try await products.waitUntilSent()
+        await viewModel.yuklash()
+        guard let refusal = viewModel.radEtilganlar[mistake.id] else {
+            throw StoryFailure(
+                "The API took \(price(mistake)) for \(mistake.nomi); it should have refused it")
+        }
+        print(
+            "The API refused it: HTTP \(refusal.httpStatus.map(String.init) ?? "without a status"), "
+                + "\(validation.format.framework)'s field errors, read by HTTPRepository.")
+        print("The form for \(mistake.nomi), the API's message beside its field:")
+        let errors = viewModel.maydonXatolari(mistake.id)
+        form(mistake, errors: errors)
+        show(viewModel)
+        let expected = Dictionary(
+            validation.broken(by: mistake).map { ($0.field, [$0.message]) }, uniquingKeysWith: +)
+        let onAPI = try await remote.direct.fetch(id: mistake.id)
+        guard refusal.httpStatus == validation.format.status, errors == expected,
+            viewModel.kutilayotganlar == 0,
+            onAPI == before
+        else {
+            throw StoryFailure(
+                "The refusal of \(mistake.nomi) reads HTTP \(refusal.httpStatus ?? 0) with \(errors), "
+                    + "\(viewModel.kutilayotganlar) changes waiting, and the API has \(onAPI.map(price) ?? "no copy"); "
+                    + "expected HTTP \(validation.format.status) with \(expected), none waiting, \(price(before))"
+            )
+        }
+        print(
+            "A refused save waits for the user, not the network, so nothing counts as waiting; "
+                + "the API still has \(price(before)) for \(before.nomi).")
+        try await fix(mistake, to: 16_000, viewModel)
+    }
+
+    /// The user's fix: saves `mistake` at `narxi`, which replaces its refused change; the
+    /// automatic sync sends it, and the screen shows no refusal.
+    ///
+    /// - Throws: ``StoryFailure`` when the fix does not reach the API, or a refusal is still
+    ///   shown.
+    private func fix(_ mistake: Mahsulot, to narxi: Double, _ viewModel: MahsulotlarViewModel) async throws {
+        var fixed = mistake
+        fixed.narxi = narxi
+        guard await viewModel.saqlash(fixed) else {
+            throw StoryFailure(
+                "saqlash(\(fixed.nomi) at \(price(fixed))) failed: \(viewModel.xatoXabari ?? "")")
+        }
+        print(
+            "The user fixes the price: saqlash(\(fixed.nomi) at \(price(fixed))) replaces the refused change."
+        )
+        try await products.waitUntilSent()
+        await viewModel.yuklash()
+        let onAPI = try await remote.direct.fetch(id: fixed.id)
+        guard onAPI == fixed, viewModel.radEtilganlar.isEmpty, viewModel.maydonXatolari(fixed.id).isEmpty,
+            viewModel.kutilayotganlar == 0
+        else {
+            throw StoryFailure(
+                "After the fix the API has \(onAPI.map(price) ?? "no copy") for \(fixed.nomi), and the screen shows "
+                    + "\(viewModel.radEtilganlar.count) refused and \(viewModel.kutilayotganlar) waiting")
+        }
+        print(
+            "The fixed price reached the API: it has \(price(fixed)) for \(fixed.nomi); "
+                + "radEtilganlar: 0, no field errors.")
+    }
+
+    /// Prints `mahsulot` as a form, one field a line, with `errors` (by field) beside theirs.
+    private func form(_ mahsulot: Mahsulot, errors: [String: [String]]) {
+        if let whole = errors[""] { print("  " + whole.joined(separator: " ")) }
+        for (field, value) in [
+            ("nomi", mahsulot.nomi), ("narxi", price(mahsulot)), ("tavsifi", mahsulot.tavsifi),
+        ] {
+            let line = "  " + field.padding(toLength: 9, withPad: " ", startingAt: 0)
+            guard let messages = errors[field] else {
+                print(line + value)
+                continue
+            }
+            print(
+                line + value.padding(toLength: 12, withPad: " ", startingAt: 0) + "<- "
+                    + messages.joined(separator: " "))
+        }
+    }
+
     private func show(_ viewModel: MahsulotlarViewModel) {
         print(
             "mahsulotlar: \(viewModel.mahsulotlar.count), yuklanmoqda: \(viewModel.yuklanmoqda), "
-                + "xatoXabari: \(viewModel.xatoXabari ?? "nil"), kutilayotganlar: \(viewModel.kutilayotganlar)"
+                + "xatoXabari: \(viewModel.xatoXabari ?? "nil"), kutilayotganlar: \(viewModel.kutilayotganlar), "
+                + "ziddiyatlar: \(viewModel.ziddiyatlar.count), radEtilganlar: \(viewModel.radEtilganlar.count)"
         )
     }
 

@@ -4,7 +4,9 @@ import Observation
 import Repositories
 
 /// The article's view model: it asks for the products and saves them, and neither knows
-/// nor cares whether the network is there. It holds `any SyncingRepository`, so it does not
+/// nor cares whether the network is there. Beyond the article, it shows what the syncs
+/// decided (``ziddiyatlar``) and the saves the API refused, with its messages by field
+/// (``radEtilganlar``, ``maydonXatolari(_:)``). It holds `any SyncingRepository`, so it does not
 /// spell the stack's type, and a test hands it a stack over doubles.
 @MainActor @Observable final class MahsulotlarViewModel {
     /// The products on screen, by ID.
@@ -16,6 +18,14 @@ import Repositories
     /// How many saved changes wait to reach the API: the screen's "1 change waiting". A
     /// change the API refused is not counted: it waits for the user, not the network.
     private(set) var kutilayotganlar = 0
+    /// The conflicts syncs settled that the user has not seen yet, oldest first: each names
+    /// the product, what the device and the API had, what was kept, and why, in one line
+    /// (`resolution`: "merged field by field: narxi from this device; tavsifi from the
+    /// remote"). ``tasdiqlash(_:)`` marks one seen.
+    private(set) var ziddiyatlar: [SyncConflict<Mahsulot>] = []
+    /// The saves the API refused, by product ID, each with the API's error: they wait for the
+    /// user (a save of the fixed product replaces one), not for the network.
+    private(set) var radEtilganlar: [Int: RepositoryError] = [:]
 
     private let repository: any SyncingRepository<Mahsulot, Int>
     /// Counts the loads started: only the newest may change the state, so an older, slower
@@ -71,7 +81,8 @@ import Repositories
 
     /// Saves `mahsulot` (the article's `saqlash`): on the device at once, online or not, and
     /// to the API with the next sync. Then shows the device's products and the changes
-    /// waiting.
+    /// waiting. A save replaces the product's refused change, if it has one: the user's fix
+    /// goes out with the next sync.
     ///
     /// - Returns: whether the device took the save; when not, ``xatoXabari`` says why and
     ///   the screen stays as it was.
@@ -79,6 +90,35 @@ import Repositories
     func saqlash(_ mahsulot: Mahsulot) async -> Bool {
         do {
             try await repository.save(mahsulot)
+        } catch {
+            xatoXabari = error.localizedDescription
+            return false
+        }
+        xatoXabari = nil
+        do {
+            show(try await repository.snapshot(Self.query))
+        } catch {
+            xatoXabari = error.localizedDescription
+        }
+        return true
+    }
+
+    /// The API's messages for product `id`'s refused save, by field (`narxi`: "Input should
+    /// be greater than 0"), for the form to show beside each field; empty when the API
+    /// refused nothing of it.
+    func maydonXatolari(_ id: Int) -> [String: [String]] {
+        radEtilganlar[id]?.fieldErrors ?? [:]
+    }
+
+    /// Marks `ziddiyat` seen (the user read it): the repository forgets it, and the screen no
+    /// longer lists it.
+    ///
+    /// - Returns: whether it was forgotten; when not, ``xatoXabari`` says why and it stays
+    ///   listed.
+    @discardableResult
+    func tasdiqlash(_ ziddiyat: SyncConflict<Mahsulot>) async -> Bool {
+        do {
+            try await repository.acknowledge(conflict: ziddiyat)
         } catch {
             xatoXabari = error.localizedDescription
             return false
@@ -102,5 +142,7 @@ import Repositories
     private func show(_ snapshot: OfflineSnapshot<Mahsulot>) {
         mahsulotlar = snapshot.entities
         kutilayotganlar = snapshot.pendingIDs.count
+        ziddiyatlar = snapshot.conflicts
+        radEtilganlar = snapshot.rejections
     }
 }

@@ -4,8 +4,9 @@ import Observation
 import Repositories
 
 /// One device's screen of the shared list: the items, how many of this device's changes
-/// wait to reach the API, and the last intent's error. It holds `any SyncingRepository`,
-/// so it does not spell the stack's type.
+/// wait to reach the API, the conflicts its syncs settled, the changes the API refused with
+/// its messages by field, and the last intent's error. It holds `any SyncingRepository`, so
+/// it does not spell the stack's type.
 ///
 /// Each intent ends by reading one snapshot of the device's state, so what the screen
 /// shows after an intent is the state after it.
@@ -16,6 +17,13 @@ import Repositories
     private(set) var waiting = 0
     /// What went wrong with the last intent; `nil` after a success.
     private(set) var errorMessage: String?
+    /// The conflicts this device's syncs settled that the user has not acknowledged, oldest
+    /// first: for each, the three versions, what was kept, and the rule's one line ("merged
+    /// field by field: note changed on both, the remote's kept").
+    private(set) var conflicts: [SyncConflict<ShoppingItem>] = []
+    /// The changes the API refused, by item ID, each with the API's error: they wait for the
+    /// user to fix or ``discard(_:)`` them, not for the network.
+    private(set) var refusals: [Int: RepositoryError] = [:]
 
     private let repository: any SyncingRepository<ShoppingItem, Int>
 
@@ -33,6 +41,8 @@ import Repositories
             let snapshot = try await repository.snapshot(Self.query)
             items = snapshot.entities
             waiting = snapshot.pendingIDs.count
+            conflicts = snapshot.conflicts
+            refusals = snapshot.rejections
             errorMessage = nil
         } catch {
             errorMessage = "Could not read the list. \(error)"
@@ -69,6 +79,32 @@ import Repositories
     @discardableResult
     func sync() async -> Bool {
         await perform("sync") { try await repository.sync() }
+    }
+
+    /// The API's messages for item `id`'s refused change, by field (`quantity`: "Ensure this
+    /// value is greater than or equal to 1."), to show beside each field; empty when the API
+    /// refused nothing of it.
+    func fieldErrors(of id: Int) -> [String: [String]] {
+        refusals[id]?.fieldErrors ?? [:]
+    }
+
+    /// Forgets `conflict`: the user has read it.
+    ///
+    /// - Returns: whether it was forgotten; when not, ``errorMessage`` says why and it stays
+    ///   listed.
+    @discardableResult
+    func acknowledge(_ conflict: SyncConflict<ShoppingItem>) async -> Bool {
+        await perform("acknowledge the conflict") { try await repository.acknowledge(conflict: conflict) }
+    }
+
+    /// Drops this device's change of item `id`, refused or waiting, and puts back the API's
+    /// version (which needs the API).
+    ///
+    /// - Returns: whether the change was dropped; when not, ``errorMessage`` says why and it
+    ///   stays.
+    @discardableResult
+    func discard(_ id: Int) async -> Bool {
+        await perform("discard the change") { try await repository.discard(id: id) }
     }
 
     /// Runs `write`, then shows the device's state; a failure becomes ``errorMessage``.

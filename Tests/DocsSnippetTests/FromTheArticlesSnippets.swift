@@ -63,7 +63,8 @@ enum FromTheArticlesSnippets {
         let journal = directory.appending(path: "mahsulotlar.journal")
         let local = try await FileRepository<Mahsulot>(fileURL: journal)
         let outbox = try await Outbox<Mahsulot>(fileURL: directory.appending(path: "mahsulotlar.outbox"))
-        let mahsulotlar = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+        let mahsulotlar = api.offlineFirst(
+            local: local, outbox: outbox, conflicts: .mergeFields(tie: .remote))
         let viewModel = MahsulotlarViewModel(repository: mahsulotlar)  // a SyncingRepository
         _ = viewModel
     }

@@ -74,6 +74,35 @@ import Testing
         try await files.close()
     }
 
+    /// The device's price and the office's description of the same product, both changed
+    /// while the device was offline: the sync keeps both, and a record of the conflict.
+    @Test func anOfflinePriceAndTheAPIsNewDescriptionAreBothKeptAndTheConflictRecorded() async throws {
+        let files = try await openFiles()
+        let products = MahsulotRepository.make(remote: api, files: files, automaticSync: nil)
+        try await products.sync()
+        network.goOffline()
+        try await products.save(newPrice)
+        var described = Mahsulot.namunalar[0]
+        described.tavsifi = "Tandir noni"
+        try await server.save(described)
+        network.goOnline()
+
+        let report = try await products.sync()
+
+        var merged = newPrice
+        merged.tavsifi = "Tandir noni"
+        #expect(try await server.fetch(id: 1) == merged)
+        #expect(try await products.fetch(id: 1) == merged)
+        #expect(report.conflictedIDs == [1])
+        let conflicts = try await products.snapshot(Query()).conflicts
+        #expect(conflicts.map(\.entityID) == [1])
+        #expect(
+            conflicts.first?.resolution
+                == .mergedByField(localFields: ["narxi"], remoteFields: ["tavsifi"], tiedFields: [:]))
+        #expect(conflicts.first?.result == merged)
+        try await files.close()
+    }
+
     @Test func aSaveMadeOfflineSurvivesARestartAndGoesOutWithTheNextSync() async throws {
         let files = try await openFiles()
         try await MahsulotRepository.make(remote: api, files: files, automaticSync: nil).sync()

@@ -7,8 +7,8 @@ import Testing
 
 @testable import Mahsulot
 
-/// The view model's state (`mahsulotlar`, `yuklanmoqda`, `xatoXabari`, `kutilayotganlar`)
-/// through every path, over the offline-first stack with doubles as the API and the
+/// The view model's state (`mahsulotlar`, `yuklanmoqda`, `xatoXabari`, `kutilayotganlar`,
+/// `ziddiyatlar`, `radEtilganlar`) through every path, over the offline-first stack with doubles as the API and the
 /// device's store.
 @MainActor @Suite struct MahsulotlarViewModelTests {
     private let offline = RepositoryError.unavailable("The test API is offline")
@@ -35,7 +35,7 @@ import Testing
         let outbox = try await Outbox<Mahsulot>(fileURL: directory.file("mahsulotlar.outbox"))
         return MahsulotlarViewModel(
             repository: remote.offlineFirst(
-                local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil))
+                local: local, outbox: outbox, conflicts: MahsulotRepository.conflicts, automaticSync: nil))
     }
 
     @Test func yuklanmoqdaIsTrueDuringTheSyncAndFalseAfterIt() async throws {
@@ -177,6 +177,71 @@ import Testing
         await viewModel.yuklash()
         #expect(viewModel.kutilayotganlar == 0)
         #expect(try await server.fetch(id: 1) == changed)
+    }
+
+    @Test func aConflictTheSyncSettledIsListedUntilTasdiqlash() async throws {
+        let server = InMemoryRepository(Mahsulot.namunalar)
+        let network = NetworkSwitch()
+        let viewModel = try await viewModel(
+            remote: SwitchedRepository(server, network: network, name: "The test API"))
+        await viewModel.yuklash()
+        network.goOffline()
+        var cheaper = Mahsulot.namunalar[2]
+        cheaper.narxi = 17_000
+        await viewModel.saqlash(cheaper)
+        var described = Mahsulot.namunalar[2]
+        described.tavsifi = "Devzira guruchi, 5 kg"
+        try await server.save(described)
+        network.goOnline()
+
+        await viewModel.yuklash()
+
+        let ziddiyat = try #require(viewModel.ziddiyatlar.first)
+        #expect(viewModel.ziddiyatlar.count == 1)
+        #expect(ziddiyat.entityID == 3)
+        #expect(ziddiyat.local == cheaper)
+        #expect(ziddiyat.remote == described)
+        #expect(ziddiyat.result?.narxi == 17_000)
+        #expect(ziddiyat.result?.tavsifi == "Devzira guruchi, 5 kg")
+        #expect(
+            ziddiyat.resolution.description
+                == "merged field by field: narxi from this device; tavsifi from the remote")
+        #expect(await viewModel.tasdiqlash(ziddiyat))
+        #expect(viewModel.ziddiyatlar.isEmpty)
+        #expect(viewModel.xatoXabari == nil)
+        await viewModel.yuklash()
+        #expect(viewModel.ziddiyatlar.isEmpty, "a conflict marked seen is not listed again")
+    }
+
+    @Test func aSaveTheAPIRefusesShowsItsMessagesByFieldAndAFixReplacesIt() async throws {
+        let remote = ExampleRemote(
+            options: ExampleOptions(), resource: "mahsulotlar", seed: Mahsulot.namunalar,
+            validation: Mahsulot.apiValidation)
+        let viewModel = try await viewModel(remote: remote.repository)
+        await viewModel.yuklash()
+        var free = Mahsulot.namunalar[1]
+        free.narxi = 0
+
+        #expect(await viewModel.saqlash(free))
+        await viewModel.yuklash()
+
+        #expect(viewModel.radEtilganlar.keys.sorted() == [2])
+        #expect(viewModel.radEtilganlar[2]?.httpStatus == 422)
+        #expect(viewModel.maydonXatolari(2) == ["narxi": ["Input should be greater than 0"]])
+        #expect(viewModel.maydonXatolari(1).isEmpty)
+        #expect(viewModel.kutilayotganlar == 0, "a refused save waits for the user, not the network")
+        #expect(viewModel.xatoXabari == nil)
+        #expect(try await remote.server?.fetch(id: 2) == Mahsulot.namunalar[1])
+
+        var fixed = free
+        fixed.narxi = 16_000
+        #expect(await viewModel.saqlash(fixed))
+        #expect(viewModel.radEtilganlar.isEmpty, "the fix replaced the refused save")
+        #expect(viewModel.kutilayotganlar == 1)
+        await viewModel.yuklash()
+        #expect(viewModel.kutilayotganlar == 0)
+        #expect(viewModel.maydonXatolari(2).isEmpty)
+        #expect(try await remote.server?.fetch(id: 2) == fixed)
     }
 
     @Test func aSaveTheDeviceRefusesShowsTheErrorAndChangesNothing() async throws {

@@ -5,7 +5,8 @@ import Testing
 @testable import SharedList
 
 /// The story checks what it claims: it stops with a `StoryFailure` instead of printing a
-/// merged list that is not on both devices and the API.
+/// settled list that is not on both devices and the API, an edit as accounted for when it is
+/// not, or a refusal the API did not make.
 @MainActor @Suite struct SharedListStoryTests {
     private let workspace: ExampleWorkspace
 
@@ -46,13 +47,37 @@ import Testing
             try await story.tell()
 
             #expect(try await #require(story.remote.server).fetchAll() == SharedListStory.merged)
-            #expect(story.log.all.map(\.device) == ["laptop", "laptop"])
-            #expect(story.log.all.map(\.merged.name).sorted() == ["Apples", "Milk"])
             for device in [story.phone, story.laptop] {
                 #expect(
                     try await device.files.local.fetch(ShoppingListViewModel.query) == SharedListStory.merged)
                 #expect(try await device.files.outbox.changes().isEmpty)
+                let snapshot = try await device.list.snapshot(ShoppingListViewModel.query)
+                #expect(snapshot.conflicts.isEmpty, "\(device.name): every record acknowledged")
+                #expect(snapshot.rejections.isEmpty, "\(device.name): the refused change discarded")
             }
+        }
+    }
+
+    /// With the API holding the settled list but no device keeping a record, the edits that
+    /// gave way are accounted for by nothing.
+    @Test func anEditNeitherKeptNorNamedStopsTheAccount() async throws {
+        try await withSyncedStory(apiHolds: SharedListStory.merged) { story in
+            let failure = await #expect(throws: StoryFailure.self) { try await story.accountForEveryEdit() }
+            #expect(
+                failure?.description
+                    == "phone's edit Apples ×6 -> ×8 is neither in the API's list nor named by a conflict record"
+            )
+        }
+    }
+
+    @Test func theRefusalIsShownBesideTheQuantityThenTheDiscardPutsTheAPIsBreadBack() async throws {
+        try await withSyncedStory(apiHolds: SharedListStory.merged) { story in
+            try await story.refuseThenDiscard()
+
+            #expect(try await story.remote.server?.fetch(id: 2) == SharedListStory.merged[1])
+            #expect(story.phone.screen.items == SharedListStory.merged)
+            #expect(story.phone.screen.refusals.isEmpty)
+            #expect(try await story.phone.files.outbox.changes().isEmpty)
         }
     }
 
