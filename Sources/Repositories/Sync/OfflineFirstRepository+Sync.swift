@@ -100,31 +100,14 @@ extension OfflineFirstRepository {
     private func resendUnanswered(
         _ record: Record, _ condition: SentCondition, _ copy: TaggedEntity<Entity>?, _ tally: SyncTally<ID>
     ) async throws -> (Record, TaggedEntity<Entity>?)? {
-        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else { return (record, copy) }
-        let send: @Sendable () async throws -> Void
-        let key: String
-        switch (condition, record.entity) {
-        case (.ifMatch(let tag), let entity?):
-            (key, send) = (Plan.key(of: record, on: tag), { try await tagging.save(entity, ifMatch: tag) })
-        case (.ifMatch(let tag), nil):
-            (key, send) = (
-                Plan.key(of: record, on: tag), { try await tagging.delete(id: record.id, ifMatch: tag) }
-            )
-        case (.ifAbsent, let entity?):
-            (key, send) = (record.key, { try await tagging.saveIfAbsent(entity) })
-        case (.ifAbsent, nil):
-            // A delete never goes out as a create (a later change replaces the record whole),
-            // so no such request went out: settle the change afresh.
+        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID>,
+            let write = Plan.write(of: record, on: condition)
+        else {
+            // No such request can have gone out: settle the change afresh.
             return (record, copy)
         }
         do {
-            _OfflineFirstTestHooks.reached(.sending)
-            tally.sent([record.id])
-            tally.requested()
-            try await withIdempotencyKey(key) { try await send() }
-            _OfflineFirstTestHooks.reached(.sent)
-            try await outbox.acknowledge([record])
-            tally.confirmed(1)
+            try await deliver(record, write, tagging, tally)
             return nil
         } catch let error as RepositoryError where error.code == .conflict {
             guard let answered = try await outbox.conditionRefused(record) else { return nil }
@@ -243,8 +226,10 @@ extension OfflineFirstRepository {
         for (index, request) in requests.enumerated() {
             do {
                 switch request {
-                case .conditional(let record, let tag): try await sendConditionally(record, on: tag, tally)
-                case .create(let record): try await sendCreate(record, tally)
+                case .conditional(let record, let tag):
+                    try await sendOnCondition(Outgoing(record: record, tag: tag), tally)
+                case .create(let record):
+                    try await sendOnCondition(Outgoing(record: record, ifAbsent: true), tally)
                 case .saves(let run, let key), .deletes(let run, let key):
                     try await sendRun(run, under: key, tally)
                 }
@@ -304,80 +289,32 @@ extension OfflineFirstRepository {
         }
     }
 
-    /// Sends `record` on the remote's version `tag` (`If-Match`). When the remote refuses
-    /// because its copy changed since (`conflict`), reads it again, settles again and sends
-    /// on the new tag, up to ``conditionalRounds`` times; then the change stays pending for
-    /// the next sync. Any other refusal rejects the change.
-    private func sendConditionally(_ record: Record, on tag: String, _ tally: SyncTally<ID>) async throws {
+    /// Sends `first` on its condition (``SyncPlan/Outgoing/condition``): on the remote's version
+    /// its tag names (`If-Match`), or as a create the remote refuses once it holds a copy
+    /// (``VersionTaggingRepository/saveIfAbsent(_:)``, under the change's own key), noted in
+    /// the outbox as unanswered until the answer comes (``StoredChange/sentCondition``). When
+    /// the remote refuses because its copy changed or exists (`conflict`: another client
+    /// wrote it, or an earlier try of this change landed late), reads the copy again, settles
+    /// again (the change's own version, or one it replaced before hearing an answer, is no
+    /// conflict) and sends on the new condition, up to ``conditionalRounds`` times; then the
+    /// change stays pending for the next sync. Any other refusal rejects the change.
+    private func sendOnCondition(_ first: Outgoing, _ tally: SyncTally<ID>) async throws {
         guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else {
-            return try await sendRun([record], under: record.key, tally)
+            return try await sendRun([first.record], under: first.record.key, tally)
         }
-        var outgoing = Outgoing(record: record, tag: tag)
+        var outgoing = first
         for round in 1...Self.conditionalRounds {
-            guard let tag = outgoing.tag else {
+            guard let condition = outgoing.condition,
+                let write = Plan.write(of: outgoing.record, on: condition)
+            else {
                 return try await sendRun([outgoing.record], under: outgoing.record.key, tally)
             }
             do {
-                try await outbox.markSending([outgoing.record], underKey: nil, condition: .ifMatch(tag))
-                _OfflineFirstTestHooks.reached(.sending)
-                tally.sent([outgoing.record.id])
-                tally.requested()
-                try await withIdempotencyKey(Plan.key(of: outgoing.record, on: tag)) {
-                    if let entity = outgoing.record.entity {
-                        try await tagging.save(entity, ifMatch: tag)
-                    } else {
-                        try await tagging.delete(id: outgoing.record.id, ifMatch: tag)
-                    }
-                }
-                _OfflineFirstTestHooks.reached(.sent)
-                try await outbox.acknowledge([outgoing.record])
-                return tally.confirmed(1)
-            } catch let error as RepositoryError where error.code == .conflict {
-                guard round < Self.conditionalRounds else {
-                    return try await outbox.fail([outgoing.record], with: error, rejected: false)
-                }
-                tally.requested()
-                let copy = try await tagging.fetchTagged(id: outgoing.record.id)
-                guard let settled = try await settle(outgoing.record, remote: copy, tally) else { return }
-                outgoing = settled
-            } catch let error where !SyncFailure.leavesChangePending(error) {
-                try await outbox.fail([outgoing.record], with: error, rejected: true)
-                return tally.rejected([outgoing.record.id], with: error)
-            }
-        }
-    }
-
-    /// Sends `record`, a save of an entity the remote held no copy of, as a create the remote
-    /// refuses once it holds one (``VersionTaggingRepository/saveIfAbsent(_:)``), under the
-    /// change's own key, noted as unanswered until the answer comes, so a retry is the same
-    /// create. When the remote refuses because it holds a copy now (`conflict`: another client
-    /// created it, or an earlier try of this change landed late), reads that copy and settles
-    /// again, as ``sendConditionally(_:on:_:)`` does: the change's own version, or one it
-    /// replaced before hearing an answer (``StoredChange/possiblyApplied``), is no conflict.
-    /// After ``conditionalRounds`` refusals the change stays pending for the next sync. Any
-    /// other refusal rejects the change.
-    private func sendCreate(_ record: Record, _ tally: SyncTally<ID>) async throws {
-        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else {
-            return try await sendRun([record], under: record.key, tally)
-        }
-        var outgoing = Outgoing(record: record, tag: nil, ifAbsent: true)
-        for round in 1...Self.conditionalRounds {
-            guard outgoing.ifAbsent, let entity = outgoing.record.entity else {
-                if let tag = outgoing.tag {
-                    return try await sendConditionally(outgoing.record, on: tag, tally)
-                }
-                return try await sendRun([outgoing.record], under: outgoing.record.key, tally)
-            }
-            do {
-                try await outbox.markSending(
-                    [outgoing.record], underKey: outgoing.record.key, condition: .ifAbsent)
-                _OfflineFirstTestHooks.reached(.sending)
-                tally.sent([outgoing.record.id])
-                tally.requested()
-                try await withIdempotencyKey(outgoing.record.key) { try await tagging.saveIfAbsent(entity) }
-                _OfflineFirstTestHooks.reached(.sent)
-                try await outbox.acknowledge([outgoing.record])
-                return tally.confirmed(1)
+                // A create goes under the change's own key: a retry is the same request.
+                let key = condition == .ifAbsent ? outgoing.record.key : nil
+                try await outbox.markSending([outgoing.record], underKey: key, condition: condition)
+                try await deliver(outgoing.record, write, tagging, tally)
+                return
             } catch let error as RepositoryError where error.code == .conflict {
                 guard round < Self.conditionalRounds else {
                     return try await outbox.fail([outgoing.record], with: error, rejected: false)
@@ -396,6 +333,30 @@ extension OfflineFirstRepository {
                 return tally.rejected([outgoing.record.id], with: error)
             }
         }
+    }
+
+    /// Sends `record` once as `write` (a conditional write and its key), and confirms it when
+    /// the remote takes it.
+    ///
+    /// - Throws: the remote's error (`conflict` when the condition failed); nothing is
+    ///   confirmed then.
+    private func deliver(
+        _ record: Record, _ write: (Plan.ConditionalWrite, key: String),
+        _ tagging: any VersionTaggingRepository<Entity, ID>, _ tally: SyncTally<ID>
+    ) async throws {
+        _OfflineFirstTestHooks.reached(.sending)
+        tally.sent([record.id])
+        tally.requested()
+        try await withIdempotencyKey(write.key) {
+            switch write.0 {
+            case .save(let entity, let tag): try await tagging.save(entity, ifMatch: tag)
+            case .delete(let id, let tag): try await tagging.delete(id: id, ifMatch: tag)
+            case .create(let entity): try await tagging.saveIfAbsent(entity)
+            }
+        }
+        _OfflineFirstTestHooks.reached(.sent)
+        try await outbox.acknowledge([record])
+        tally.confirmed(1)
     }
 
     // MARK: Pull

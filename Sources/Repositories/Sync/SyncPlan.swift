@@ -184,6 +184,30 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
         /// Whether it goes as a create the remote refuses once it holds a copy
         /// (``SyncPlan/createsIfAbsent(_:remote:createsConditionally:)``).
         var ifAbsent = false
+
+        /// The condition it goes on: a create if absent, else on its tag; `nil`: none.
+        var condition: SentCondition? {
+            if ifAbsent && record.entity != nil { return .ifAbsent }
+            return tag.map { .ifMatch($0) }
+        }
+    }
+
+    /// A write the remote applies only on its condition.
+    enum ConditionalWrite {
+        case save(Entity, ifMatch: String)
+        case delete(Entity.ID, ifMatch: String)
+        case create(Entity)
+    }
+
+    /// The write that sends `record` on `condition`, and its idempotency key; `nil` for a
+    /// delete on ``SentCondition/ifAbsent``, which no request is (a create is a save).
+    static func write(of record: Record, on condition: SentCondition) -> (ConditionalWrite, key: String)? {
+        switch (condition, record.entity) {
+        case (.ifMatch(let tag), let entity?): (.save(entity, ifMatch: tag), key(of: record, on: tag))
+        case (.ifMatch(let tag), nil): (.delete(record.id, ifMatch: tag), key(of: record, on: tag))
+        case (.ifAbsent, let entity?): (.create(entity), record.key)
+        case (.ifAbsent, nil): nil
+        }
     }
 
     /// One request of a push.
