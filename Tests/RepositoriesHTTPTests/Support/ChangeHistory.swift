@@ -100,7 +100,7 @@ struct AppliedChanges {
         for (id, change) in applications { byID[id, default: []].append(change) }
         for (id, applied) in byID.sorted(by: { $0.key < $1.key }) {
             for (change, count) in counts[id] ?? [:] where count > 1 {
-                problems.append("entity \(id)'s change \(change) was applied \(count) times: \(applied)")
+                problems.append("entity \(id)'s change \(change) was applied \(count) times")
             }
             let saves = applied.prefix { $0 != .delete }.compactMap { change -> Int? in
                 if case .save(let revision) = change { return revision }
