@@ -20,15 +20,7 @@ import Synchronization
 func offlineFirstOverHTTP(device: URL, api: URL, step: _OfflineFirstStep, occurrence: Int, first: Int)
     async throws
 {
-    let reached = Atomic(0)
-    _OfflineFirstTestHooks.onStep.withLock { hook in
-        hook = { current in
-            guard current == step else { return }
-            if reached.add(1, ordering: .sequentiallyConsistent).newValue == occurrence {
-                kill(getpid(), SIGKILL)
-            }
-        }
-    }
+    killItself(at: step, occurrence: occurrence)
     let local = try await FileRepository<FixtureEntity>(fileURL: device.appending(path: "device.store"))
     let outbox = try await Outbox<FixtureEntity>(fileURL: device.appending(path: "device.outbox"))
     let notes = HTTPRepository<FixtureEntity>(baseURL: api)
@@ -64,5 +56,19 @@ func offlineFirstOverHTTP(device: URL, api: URL, step: _OfflineFirstStep, occurr
             next += 1
         }
         if turn % 3 == 0 { try await notes.sync() }
+    }
+}
+
+/// Makes the process kill itself with SIGKILL the `occurrence`-th time the offline-first
+/// stack reaches `step`.
+func killItself(at step: _OfflineFirstStep, occurrence: Int) {
+    let reached = Atomic(0)
+    _OfflineFirstTestHooks.onStep.withLock { hook in
+        hook = { current in
+            guard current == step else { return }
+            if reached.add(1, ordering: .sequentiallyConsistent).newValue == occurrence {
+                kill(getpid(), SIGKILL)
+            }
+        }
     }
 }

@@ -16,6 +16,12 @@
 //       write through an offline-first stack over a real HTTP server, syncing every third
 //       write, and SIGKILL itself the <occurrence>-th time it reaches <step>; print
 //       "begin …" and "ack …" around each change (see OfflineFirstOverHTTP.swift)
+//   RepositoriesCrashFixture offline-first-fastapi <device-dir> <tasks-url> <step|answer> <occurrence>
+//       <first-number> <first-change> <changes> <seed>
+//       make <changes> changes offline through an offline-first stack over the real FastAPI
+//       app, then sync until the outbox drains; SIGKILL itself the <occurrence>-th time it
+//       reaches <step> (or the <occurrence>-th 2xx answer to a write, before the repository
+//       reads it); print "begin …" and "ack …" around each change (see OfflineFirstOverFastAPI.swift)
 //   RepositoriesCrashFixture sqlite-concurrent-saves <store-path> <first-revision>
 //       eight writers replace their entities in a SQLiteRepository forever (group commits);
 //       print "id revision" once each save returned (see SQLiteConcurrentSaves.swift)
@@ -142,6 +148,14 @@ do {
         try await offlineFirstOverHTTP(
             device: URL(fileURLWithPath: arguments[2]), api: api, step: step, occurrence: occurrence,
             first: first)
+    case "offline-first-fastapi":
+        guard let run = FastAPIRun(arguments.dropFirst(2)) else {
+            say(
+                "usage: offline-first-fastapi <device-dir> <tasks-url> <step|answer> <occurrence> <first-number> <first-change> <changes> <seed>"
+            )
+            exit(2)
+        }
+        try await offlineFirstOverFastAPI(run)
     case "sqlite-concurrent-saves":
         try await saveConcurrentlyIntoSQLite(at: url, firstRevision: Int(arguments[3]) ?? 0)
     case "sqlite-save-loop":

@@ -48,10 +48,19 @@ import Testing
                 try await notes.sync()
 
                 let stored = try await HTTPRepository<FixtureEntity>(baseURL: api).fetchAll()
-                for problem in history.check(server: stored) {
+                let held = Dictionary(
+                    stored.map { ($0.id, ChangeHistory.Change.save($0.revision ?? 0)) },
+                    uniquingKeysWith: { _, last in last })
+                for problem in history.check(server: held) {
                     Issue.record("killed at \(step), round \(round): \(problem)")
                 }
-                for problem in AppliedWrites(try await server.log(api)).problems {
+                for entity in stored
+                where entity != FixtureEntity.make(entity.id, revision: entity.revision ?? 0) {
+                    Issue.record(
+                        "killed at \(step), round \(round): entity \(entity.id) on the server is not what any change wrote"
+                    )
+                }
+                for problem in AppliedWrites(try await server.log(api), history: history).problems {
                     Issue.record("killed at \(step), round \(round): \(problem)")
                 }
                 #expect(try await outbox.changes().isEmpty, "round \(round): the outbox drained")
@@ -65,84 +74,15 @@ import Testing
     }
 }
 
-/// What the child said it began and what it acknowledged, per entity, across rounds.
-private struct ChangeHistory {
-    /// A change: a save of a revision, or a delete.
-    enum Change: Equatable, CustomStringConvertible {
-        case save(Int)
-        case delete
-
-        var description: String {
-            switch self {
-            case .save(let revision): "revision \(revision)"
-            case .delete: "deleted"
-            }
-        }
-    }
-
-    /// The last acknowledged change of each ID.
-    private var acknowledged: [Int: Change] = [:]
-    /// The changes begun after an ID's last acknowledged one and never acknowledged: the
-    /// kill caught them, so each may or may not have survived.
-    private var unacknowledged: [Int: [Change]] = [:]
-    /// The IDs any change began for.
-    private var begun = Set<Int>()
-    /// The first ID the next child uses for new entities.
-    private(set) var nextID = 0
-
-    mutating func read(_ lines: [String]) {
-        for line in lines {
-            let words = line.split(separator: " ").map(String.init)
-            guard words.count >= 3, let id = Int(words[2]) else { continue }
-            let change: Change = words[1] == "delete" ? .delete : .save(Int(words[3]) ?? 0)
-            nextID = max(nextID, id + 1)
-            if words[0] == "begin" {
-                begun.insert(id)
-                unacknowledged[id, default: []].append(change)
-            } else if words[0] == "ack" {
-                acknowledged[id] = change
-                unacknowledged[id] = nil
-            }
-        }
-    }
-
-    /// What is wrong with the server's state: an acknowledged change missing or replaced by
-    /// an older one, or an entity no change began.
-    func check(server: [FixtureEntity]) -> [String] {
-        let held = Dictionary(server.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-        var problems: [String] = []
-        for id in begun.sorted() {
-            let now: Change? = held[id].map { .save($0.revision ?? 0) }
-            var allowed = unacknowledged[id] ?? []
-            if let last = acknowledged[id] { allowed.append(last) } else { allowed.append(.delete) }
-            let matches = allowed.contains { change in
-                change == .delete ? now == nil : now == change
-            }
-            if !matches {
-                problems.append(
-                    "entity \(id) is \(now?.description ?? "absent") on the server; acknowledged: \(acknowledged[id]?.description ?? "nothing"), in flight at the kill: \(unacknowledged[id] ?? [])"
-                )
-            }
-            if let entity = held[id], entity != FixtureEntity.make(id, revision: entity.revision ?? 0) {
-                problems.append("entity \(id) on the server is not what any change wrote")
-            }
-        }
-        for id in held.keys where !begun.contains(id) {
-            problems.append("the server holds entity \(id), which no change began")
-        }
-        return problems
-    }
-}
-
-/// The writes the server applied (answered 2xx, not replayed from an idempotency key), from
-/// its log: each key applied once, and each entity's changes once each, in increasing
-/// revisions, nothing after its delete.
+/// The writes the rest server applied (answered 2xx, not replayed from an idempotency key),
+/// from its log, counted per change (``AppliedChanges``), and no idempotency key applied
+/// twice.
 private struct AppliedWrites {
     private(set) var problems: [String] = []
 
-    init(_ log: [FixtureServer.LoggedRequest]) {
+    init(_ log: [FixtureServer.LoggedRequest], history: ChangeHistory) {
         var keys: [String: Int] = [:]
-        var changes: [Int: [Int?]] = [:]  // revision, or nil for a delete
+        var changes = AppliedChanges()
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         for entry in log where entry.method != "GET" && entry.replayed != true {
@@ -150,11 +90,11 @@ private struct AppliedWrites {
             if let key = entry.header("Idempotency-Key") { keys[key, default: 0] += 1 }
             let body = Data((entry.body ?? "").utf8)
             if entry.method == "DELETE", let id = entry.path.split(separator: "/").last.flatMap({ Int($0) }) {
-                changes[id, default: []].append(nil)
+                changes.append(id: id, .delete)
             } else if let one = try? decoder.decode(FixtureEntity.self, from: body) {
-                changes[one.id, default: []].append(one.revision)
+                changes.append(id: one.id, .save(one.revision ?? 0))
             } else if let many = try? decoder.decode([FixtureEntity].self, from: body) {
-                for entity in many { changes[entity.id, default: []].append(entity.revision) }
+                for entity in many { changes.append(id: entity.id, .save(entity.revision ?? 0)) }
             } else {
                 problems.append("a write the test cannot read: \(entry.line) \(entry.body ?? "")")
             }
@@ -162,14 +102,6 @@ private struct AppliedWrites {
         for (key, count) in keys where count > 1 {
             problems.append("idempotency key \(key) was applied \(count) times")
         }
-        for (id, applied) in changes.sorted(by: { $0.key < $1.key }) {
-            let saves = applied.prefix { $0 != nil }.compactMap { $0 }
-            if saves != saves.sorted() || Set(saves).count != saves.count {
-                problems.append("entity \(id)'s changes were applied as \(applied), not once each in order")
-            }
-            if applied.count > saves.count + 1 {
-                problems.append("entity \(id) was changed again after its delete: \(applied)")
-            }
-        }
+        problems += changes.problems(against: history)
     }
 }

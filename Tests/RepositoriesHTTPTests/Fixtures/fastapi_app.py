@@ -4,21 +4,50 @@ Two resources, kept in memory:
     /notes/    server-assigned integer IDs and a created_at timestamp (NoteCreate has no id)
     /tasks/    client-chosen UUIDs (TaskCreate takes an optional id; a known one answers 409)
 Lists are plain arrays read with ?offset=&limit= (limit at most 100); PUT only replaces
-(404 for an unknown ID); DELETE answers {"ok": true}, or 404.
+(404 for an unknown ID; 412 with If-None-Match: * for a known one); DELETE answers
+{"ok": true}, or 404.
+
+Switches, as a real server behaves, so the tests see what a byte-for-byte echo hides. All
+are off until a test turns them on with PUT /__switches (a Switches object; GET reads them):
+    normalize_dates          a task's due_at is stored truncated to milliseconds and
+                             written back at +02:00, as a database and another zone would
+    stamp_updated_at         every write of a task sets its updated_at to the server's clock
+    honour_idempotency_keys  a write whose Idempotency-Key was answered before is answered
+                             that first answer again and not applied (the key on another
+                             method or path answers 422)
+    keep_answers             which answers a key keeps: "all" but a 5xx (a PUT's 404
+                             included), or only "applied" ones (2xx), as a server that
+                             forgets a request that changed nothing
+    refuse                   task IDs whose writes answer 422, as validation would
+    lose_answers             the probability that a write answered 2xx loses its answer: it
+                             was applied, then the connection drops after the headers
+                             (lost_answer "drop") or the client hears 504 from the gateway
+                             in front ("504"); drawn from a generator seeded with seed
+    lose_next                the next N writes answered 2xx lose their answer, as above
+    answer_late              the next N writes arrive late_delay seconds after they were
+                             sent, after the client timed out: only then is their key
+                             checked and are they applied
+Every change applied (a create, a replace, a delete that removed something) is kept in
+order with the request's Idempotency-Key and body: GET /__applications?since=N reads those
+after the N-th. GET /__stats counts the answers replayed and lost, the writes held late and
+those of them that have landed since.
 
 Run by the tests: it binds 127.0.0.1 on a free port, prints the port on one line of stdout,
 and serves until its stdin closes.
 """
 
+import asyncio
+import logging
+import random
 import socket
 import sys
 import threading
 import uuid
-from datetime import datetime, timezone
-from typing import Annotated
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any, Literal
 
 import uvicorn
-from fastapi import FastAPI, HTTPException, Query
+from fastapi import FastAPI, Header, HTTPException, Query
 from pydantic import BaseModel
 
 app = FastAPI()
@@ -44,6 +73,7 @@ class TaskBase(BaseModel):
     rank: int = 0
     done: bool = False
     due_at: datetime | None = None
+    updated_at: datetime | None = None
 
 
 class TaskCreate(TaskBase):
@@ -54,18 +84,98 @@ class Task(TaskBase):
     id: uuid.UUID
 
 
+class Switches(BaseModel):
+    normalize_dates: bool = False
+    stamp_updated_at: bool = False
+    honour_idempotency_keys: bool = False
+    keep_answers: Literal["all", "applied"] = "all"
+    refuse: list[uuid.UUID] = []
+    lose_answers: float = 0.0
+    lose_next: int = 0
+    lost_answer: Literal["drop", "504"] = "drop"
+    answer_late: int = 0
+    late_delay: float = 0.0
+    seed: int = 0
+
+
+class Application(BaseModel):
+    seq: int
+    kind: Literal["create", "replace", "delete"]
+    resource: str
+    id: str
+    idempotency_key: str | None
+    sent: dict[str, Any] | None
+    stored: dict[str, Any] | None
+
+
 notes: dict[int, Note] = {}
 tasks: dict[uuid.UUID, Task] = {}
 next_note_id = 1
+switches = Switches()
+applications: list[Application] = []
+stats = {"replayed": 0, "lost": 0, "late": 0, "late_landed": 0}
+
+
+def applied(kind, resource, item_id, key, sent, stored):
+    """Keeps one applied change; called with the lock held."""
+    applications.append(Application(
+        seq=len(applications) + 1, kind=kind, resource=resource, id=str(item_id), idempotency_key=key,
+        sent=sent.model_dump(mode="json") if sent else None,
+        stored=stored.model_dump(mode="json") if stored else None))
+
+
+def as_stored(task: TaskCreate, task_id: uuid.UUID) -> Task:
+    """The task as this server keeps it, with the normalising and stamping switched on."""
+    stored = Task(**task.model_dump(exclude={"id"}), id=task_id)
+    if switches.normalize_dates and stored.due_at is not None:
+        due = stored.due_at.replace(microsecond=stored.due_at.microsecond // 1000 * 1000)
+        stored.due_at = due.astimezone(timezone(timedelta(hours=2)))
+    if switches.stamp_updated_at:
+        stored.updated_at = datetime.now(timezone.utc)
+    return stored
+
+
+def refuse_if_asked(task_id: uuid.UUID):
+    if task_id in switches.refuse:
+        raise HTTPException(status_code=422, detail=[{
+            "type": "value_error", "loc": ["body", "title"], "input": str(task_id),
+            "msg": "Value error, this server refuses the task (a refusal the test asked for)"}])
+
+
+@app.put("/__switches")
+def set_switches(new: Switches) -> Switches:
+    global switches
+    with lock:
+        switches = new
+        hostile.random = random.Random(new.seed)
+    return switches
+
+
+@app.get("/__switches")
+def read_switches() -> Switches:
+    return switches
+
+
+@app.get("/__applications")
+def read_applications(since: int = 0) -> list[Application]:
+    with lock:
+        return applications[since:]
+
+
+@app.get("/__stats")
+def read_stats() -> dict[str, int]:
+    with lock:
+        return dict(stats, applications=len(applications))
 
 
 @app.post("/notes/", status_code=201)
-def create_note(note: NoteCreate) -> Note:
+def create_note(note: NoteCreate, idempotency_key: Annotated[str | None, Header()] = None) -> Note:
     global next_note_id
     with lock:
         stored = Note(id=next_note_id, created_at=datetime.now(timezone.utc), **note.model_dump())
         notes[stored.id] = stored
         next_note_id += 1
+        applied("create", "notes", stored.id, idempotency_key, note, stored)
     return stored
 
 
@@ -84,31 +194,36 @@ def read_note(note_id: int) -> Note:
 
 
 @app.put("/notes/{note_id}")
-def update_note(note_id: int, note: NoteCreate) -> Note:
+def update_note(note_id: int, note: NoteCreate,
+                idempotency_key: Annotated[str | None, Header()] = None) -> Note:
     with lock:
         if note_id not in notes:
             raise HTTPException(status_code=404, detail="Note not found")
         stored = notes[note_id].model_copy(update=note.model_dump())
         notes[note_id] = stored
+        applied("replace", "notes", note_id, idempotency_key, note, stored)
     return stored
 
 
 @app.delete("/notes/{note_id}")
-def delete_note(note_id: int):
+def delete_note(note_id: int, idempotency_key: Annotated[str | None, Header()] = None):
     with lock:
         if notes.pop(note_id, None) is None:
             raise HTTPException(status_code=404, detail="Note not found")
+        applied("delete", "notes", note_id, idempotency_key, None, None)
     return {"ok": True}
 
 
 @app.post("/tasks/", status_code=201)
-def create_task(task: TaskCreate) -> Task:
+def create_task(task: TaskCreate, idempotency_key: Annotated[str | None, Header()] = None) -> Task:
     with lock:
         task_id = task.id or uuid.uuid4()
+        refuse_if_asked(task_id)
         if task_id in tasks:
             raise HTTPException(status_code=409, detail="Task already exists")
-        stored = Task(**task.model_dump(exclude={"id"}), id=task_id)
+        stored = as_stored(task, task_id)
         tasks[task_id] = stored
+        applied("create", "tasks", task_id, idempotency_key, task, stored)
     return stored
 
 
@@ -127,29 +242,149 @@ def read_task(task_id: uuid.UUID) -> Task:
 
 
 @app.put("/tasks/{task_id}")
-def update_task(task_id: uuid.UUID, task: TaskCreate) -> Task:
+def update_task(task_id: uuid.UUID, task: TaskCreate,
+                idempotency_key: Annotated[str | None, Header()] = None,
+                if_none_match: Annotated[str | None, Header()] = None) -> Task:
     with lock:
+        refuse_if_asked(task_id)
+        if if_none_match == "*" and task_id in tasks:
+            raise HTTPException(status_code=412, detail="Task already exists")
         if task_id not in tasks:
             raise HTTPException(status_code=404, detail="Task not found")
-        stored = Task(**task.model_dump(exclude={"id"}), id=task_id)
+        stored = as_stored(task, task_id)
         tasks[task_id] = stored  # a replaced task keeps its place
+        applied("replace", "tasks", task_id, idempotency_key, task, stored)
     return stored
 
 
 @app.delete("/tasks/{task_id}")
-def delete_task(task_id: uuid.UUID):
+def delete_task(task_id: uuid.UUID, idempotency_key: Annotated[str | None, Header()] = None):
     with lock:
+        refuse_if_asked(task_id)
         if tasks.pop(task_id, None) is None:
             raise HTTPException(status_code=404, detail="Task not found")
+        applied("delete", "tasks", task_id, idempotency_key, None, None)
     return {"ok": True}
 
 
+# -- What stands between the client and the app: late arrival, idempotency keys, lost answers.
+
+
+class AnswerLost(Exception):
+    """Raised after a lost answer's headers went out, so uvicorn drops the connection."""
+
+
+class Hostile:
+    """An ASGI layer around the app for the switches that act on a whole request: a write
+    arrives late, its Idempotency-Key is checked (and its answer kept), and its answer is
+    lost. Reads and the /__ endpoints pass straight through."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.random = random.Random(0)
+        self.key_locks: dict[str, asyncio.Lock] = {}
+        self.answers: dict[str, tuple[str, str, int, list, bytes]] = {}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] == "GET" or scope["path"].startswith("/__"):
+            return await self.inner(scope, receive, send)
+        body = b""
+        while True:  # read it all now: a late request's client may have gone when it lands
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        with lock:
+            late = switches.answer_late > 0
+            if late:
+                switches.answer_late -= 1
+                stats["late"] += 1
+            delay = switches.late_delay
+        if late:
+            await asyncio.sleep(delay)
+        status, headers, answer = await self.answered(scope, body)
+        with lock:
+            if late:
+                stats["late_landed"] += 1
+            lose = 200 <= status < 300 and (
+                switches.lose_next > 0 or self.random.random() < switches.lose_answers)
+            if lose:
+                switches.lose_next = max(0, switches.lose_next - 1)
+                stats["lost"] += 1
+            mode = switches.lost_answer
+        if lose and mode == "504":
+            status, headers, answer = 504, [(b"content-type", b"application/json")], b'{"detail":"Gateway Timeout"}'
+            headers.append((b"content-length", str(len(answer)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        if lose and mode == "drop":
+            raise AnswerLost()
+        await send({"type": "http.response.body", "body": answer})
+
+    async def answered(self, scope, body):
+        """The app's answer to the request, or the one kept for its Idempotency-Key."""
+        key = dict(scope["headers"]).get(b"idempotency-key")
+        if key is None or not switches.honour_idempotency_keys:
+            return await self.run(scope, body)
+        key = key.decode()
+        async with self.key_locks.setdefault(key, asyncio.Lock()):  # one request of a key at a time
+            if key in self.answers:
+                method, path, status, headers, answer = self.answers[key]
+                with lock:
+                    stats["replayed"] += 1
+                if (method, path) != (scope["method"], scope["path"]):
+                    answer = b'{"detail":"The Idempotency-Key was used on another request"}'
+                    return 422, [(b"content-type", b"application/json"),
+                                 (b"content-length", str(len(answer)).encode())], answer
+                return status, headers, answer
+            status, headers, answer = await self.run(scope, body)
+            if status < 300 if switches.keep_answers == "applied" else status < 500:
+                self.answers[key] = (scope["method"], scope["path"], status, headers, answer)
+            return status, headers, answer
+
+    async def run(self, scope, body):
+        """Runs the app on `body`, collecting its answer."""
+        start = {}
+        chunks = []
+        delivered = False
+
+        async def receive():
+            nonlocal delivered
+            if delivered:
+                return {"type": "http.disconnect"}
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def collect(message):
+            if message["type"] == "http.response.start":
+                start.update(message)
+            else:
+                chunks.append(message.get("body", b""))
+
+        await self.inner(scope, receive, collect)
+        return start["status"], list(start.get("headers", [])), b"".join(chunks)
+
+
+class QuietLostAnswers(logging.Filter):
+    """Keeps a lost answer (on purpose) out of the error log; every other error stays."""
+
+    def filter(self, record):
+        return not (record.exc_info and isinstance(record.exc_info[1], AnswerLost))
+
+
+hostile = Hostile(app)
+
+
 def main():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, so asyncio sets TCP_NODELAY on each connection: without it an answer
+    # on a kept-alive connection waits for the client's delayed ACK, tens of milliseconds.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server = uvicorn.Server(uvicorn.Config(hostile, log_level="warning", access_log=False))
+    logging.getLogger("uvicorn.error").addFilter(QuietLostAnswers())
 
     def watch_stdin():
         sys.stdin.read()  # returns at end of input: the test process has gone
