@@ -147,14 +147,13 @@ import Testing
         }
     }
 
-    /// Finding of issue 23's FastAPI crash run, kept here in its smallest form: the FastAPI
-    /// preset saves a task the server does not have as `PUT` (404), then `POST`, the `POST`
-    /// under the key `<change's key>-create`. When that `POST`'s answer is lost, the sync
-    /// sends the change again under the change's own key: the `PUT` first. A server that
-    /// keeps only the answers of requests that applied something (as `HostileRemote` does)
-    /// has no answer for that key, finds the task the lost `POST` created, and replaces it:
-    /// the one change is applied twice. A server that keeps the `PUT`'s 404 too (`"all"`,
-    /// the crash run's) answers it again and the change is applied once.
+    /// Finding of issue 23's FastAPI crash run, in its smallest form: the FastAPI preset saves
+    /// a task the server does not have as `PUT` (404), then `POST`. When a create's answer was
+    /// lost and the change went out again under its own key as a `PUT`, a server that keeps
+    /// only the answers of requests that applied something (as `HostileRemote` does) had no
+    /// answer for that key and replaced the task the lost `POST` created: applied twice. A
+    /// create with no base now goes out as `saveIfAbsent` (the `POST` alone), and the next
+    /// sync sends that very request again under its key: the server answers from its record.
     @Test func aCreateWhoseAnswerWasLostIsAppliedOnceByAServerKeepingOnlyAppliedAnswers() async throws {
         try await withFramework(.fastAPI) { server in
             var switches = FastAPISwitches()
@@ -170,13 +169,9 @@ import Testing
             try await device.tasks.sync()
             #expect(try await device.outbox.changes().isEmpty)
             let applied = try await server.applications()
-            withKnownIssue(
-                "Issue 23, FastAPI preset (PUT, then POST on 404): a create whose POST answer was lost is sent again as PUT under the change's key, which a server keeping only applied answers does not know, so the task the POST created is replaced: applied twice"
-            ) {
-                #expect(
-                    applied.map(\.kind) == ["create"],
-                    "\(applied.map { "\($0.kind) \($0.idempotencyKey ?? "-")" })")
-            }
+            #expect(
+                applied.map(\.kind) == ["create"],
+                "\(applied.map { "\($0.kind) \($0.idempotencyKey ?? "-")" })")
         }
     }
 
