@@ -125,15 +125,19 @@ private struct HostileDevice {
 
     /// A device over `remote` that saved 1 and 2, synced while the remote applied them and
     /// lost the answer, then saved 3 and synced again.
-    private static func savesOneAndTwoLosesTheAnswerThenSavesThree(_ remote: HostileRemote<Item>) async throws
-        -> HostileDevice
-    {
+    /// Saves revision `revision` of 1 and 2, syncs and loses the answer, saves 3, syncs. At
+    /// revision 0 the saves are creates, each a request of its own; at 1 they change copies
+    /// the remote holds at revision 0 (seed it so), which go together in one batch.
+    private static func savesOneAndTwoLosesTheAnswerThenSavesThree(
+        _ remote: HostileRemote<Item>, revision: Int = 0
+    ) async throws -> HostileDevice {
         let device = try await HostileDevice(remote)
-        try await device.notes.save(item(1))
-        try await device.notes.save(item(2))
+        if revision > 0 { try await device.notes.sync() }
+        try await device.notes.save(item(1, revision))
+        try await device.notes.save(item(2, revision))
         remote.loseNextAnswers(1)
         await #expect(throws: RepositoryError.self) { try await device.notes.sync() }
-        try await device.notes.save(item(3))
+        try await device.notes.save(item(3, revision))
         try await device.notes.sync()
         return device
     }
@@ -159,23 +163,26 @@ private struct HostileDevice {
     }
 
     @Test func aBatchAppliedInPartThenRefusedIsNotAppliedAgain() async throws {
-        let remote = HostileRemote<Item>()
+        // The remote holds the three, so the changes go in one batch (a create goes alone).
+        let remote = HostileRemote<Item>([item(1, 0), item(2, 0), item(3, 0)])
         remote.appliesBatchesItemByItem = true
-        remote.refuse(3)
         let device = try await HostileDevice(remote)
-        try await device.notes.save(contentsOf: [item(1), item(2), item(3)])
         try await device.notes.sync()
+        remote.refuse(3)
+        try await device.notes.save(contentsOf: [item(1, 1), item(2, 1), item(3, 1)])
+        try await device.notes.sync()
+        #expect(remote.requests.contains { $0.ids == [1, 2, 3] }, "one batch: \(remote.requests)")
 
         guard case .rejected(let error) = try await device.notes.status(of: 3) else {
             Issue.record("the refused change is rejected")
             return
         }
         #expect(error.code == .rejected)
-        #expect(try await remote.fetchAll() == [item(1), item(2)])
+        #expect(try await remote.fetchAll() == [item(1, 1), item(2, 1), item(3, 0)])
         // Fixed: each change of the batch carried its own key, so the narrowed resends of 1
         // and 2 alone are the requests the server already applied.
-        #expect(remote.timesApplied(item(1)) == 1)
-        #expect(remote.timesApplied(item(2)) == 1)
+        #expect(remote.timesApplied(item(1, 1)) == 1)
+        #expect(remote.timesApplied(item(2, 1)) == 1)
         #expect(remote.overapplied.isEmpty)
     }
 
@@ -183,15 +190,16 @@ private struct HostileDevice {
     /// carries its own key in the batch, so the resend in another batch (1, 2 and now 3) is
     /// replayed for 1 and 2 and applied for 3 alone.
     @Test func aRegroupedResendToAServerTakingOneEntityAtATimeIsNotAppliedAgain() async throws {
-        let remote = HostileRemote<Item>()
+        let remote = HostileRemote<Item>([item(1, 0), item(2, 0), item(3, 0)])
         remote.normalize(lowercased)
         remote.appliesBatchesItemByItem = true
-        let device = try await Self.savesOneAndTwoLosesTheAnswerThenSavesThree(remote)
+        let device = try await Self.savesOneAndTwoLosesTheAnswerThenSavesThree(remote, revision: 1)
 
-        #expect(try await remote.fetchAll() == [item(1), item(2), item(3)].map(lowercased))
+        #expect(remote.requests.contains { $0.ids.count > 1 }, "a batch went out: \(remote.requests)")
+        #expect(try await remote.fetchAll() == [item(1, 1), item(2, 1), item(3, 1)].map(lowercased))
         #expect(try await device.outbox.changes().isEmpty)
         #expect(remote.overapplied.isEmpty, "\(remote.applications)")
-        for index in 1...3 { #expect(remote.timesApplied(item(index)) == 1) }
+        for index in 1...3 { #expect(remote.timesApplied(item(index, 1)) == 1) }
     }
 
     // MARK: Finding 2: the engine took its own landed write for someone else's (fixed)
