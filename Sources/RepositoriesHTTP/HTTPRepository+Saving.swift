@@ -10,17 +10,38 @@ extension HTTPRepository {
         let save = configuration.endpoints.save(entity, resource)
         let create = configuration.endpoints.create(entity, resource)
         let readFrom = configuration.endpoints.fetch(entity.id, resource).url
+        var reply: HTTPReply
         switch configuration.saveStrategy {
         case .saveEndpoint:
-            try check(await write(save, body, readFrom: readFrom, key: key, operation), id: id)
+            reply = try await write(save, body, readFrom: readFrom, key: key, operation)
         case .putThenPostOnNotFound:
-            let reply = try await write(save, body, readFrom: readFrom, key: key, operation)
-            guard reply.status == 404 || reply.status == 410 else { return try check(reply, id: id) }
-            try check(await write(create, body, readFrom: readFrom, key: key + "-create", operation), id: id)
+            reply = try await write(save, body, readFrom: readFrom, key: key, operation)
+            if reply.status == 404 || reply.status == 410 {
+                reply = try await write(create, body, readFrom: readFrom, key: key + "-create", operation)
+            }
         case .postThenPutOnConflict:
-            let reply = try await write(create, body, readFrom: readFrom, key: key, operation)
-            guard reply.status == 409 else { return try check(reply, id: id) }
-            try check(await write(save, body, readFrom: readFrom, key: key + "-replace", operation), id: id)
+            reply = try await write(create, body, readFrom: readFrom, key: key, operation)
+            if reply.status == 409 {
+                reply = try await write(save, body, readFrom: readFrom, key: key + "-replace", operation)
+            }
+        }
+        try check(reply, id: id)
+        reportEcho(reply, of: entity.id)
+    }
+
+    /// Reports the entity a write's answer holds to the task's ``WriteEcho``, when one
+    /// listens: what the server stored, which may differ from what was sent. An answer that
+    /// holds no entity of `id` (an empty body, `{"ok": true}`, a message) reports nothing:
+    /// the echo is optional, and the write itself succeeded.
+    func reportEcho(_ reply: HTTPReply, of id: ID) {
+        guard WriteEcho.listener != nil,
+            reply.body.contains(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
+        else { return }
+        do {
+            let stored = try configuration.coding.decodeEntity(reply, configuration.coding.makeDecoder())
+            if stored.id == id { WriteEcho.report(stored) }
+        } catch {
+            // Not the entity: no echo, and nothing wrong with the write.
         }
     }
 

@@ -51,6 +51,7 @@ extension HTTPRepository: VersionTaggingRepository {
                 id: describe(entity.id))
         }
         try check(reply, id: describe(entity.id))
+        reportEcho(reply, of: entity.id)
     }
 
     /// Creates the entity only if the server holds no copy of its ID, under the call's
@@ -103,6 +104,7 @@ extension HTTPRepository: VersionTaggingRepository {
             throw error
         }
         try check(reply, id: describe(entity.id))
+        reportEcho(reply, of: entity.id)
     }
 
     /// Deletes the entity at its item URL with `If-Match: tag`; a `404` or `410` counts as

@@ -248,8 +248,9 @@ extension OfflineFirstRepository {
         _OfflineFirstTestHooks.reached(.sending)
         tally.sent(run.map(\.id))
         tally.requested()
+        let echo = WriteEcho()
         do {
-            try await deliver(run, under: key)
+            try await WriteEcho.$listener.withValue(echo) { try await deliver(run, under: key) }
         } catch let error where !SyncFailure.leavesChangePending(error) {
             guard run.count > 1 else {
                 try await outbox.fail(run, with: error, rejected: true)
@@ -261,7 +262,7 @@ extension OfflineFirstRepository {
             return
         }
         _OfflineFirstTestHooks.reached(.sent)
-        try await outbox.acknowledge(run)
+        try await outbox.acknowledge(run, echoes: echo.stored(Entity.self))
         tally.confirmed(run.count)
     }
 
@@ -347,15 +348,18 @@ extension OfflineFirstRepository {
         _OfflineFirstTestHooks.reached(.sending)
         tally.sent([record.id])
         tally.requested()
+        let echo = WriteEcho()
         try await withIdempotencyKey(write.key) {
-            switch write.0 {
-            case .save(let entity, let tag): try await tagging.save(entity, ifMatch: tag)
-            case .delete(let id, let tag): try await tagging.delete(id: id, ifMatch: tag)
-            case .create(let entity): try await tagging.saveIfAbsent(entity)
+            try await WriteEcho.$listener.withValue(echo) {
+                switch write.0 {
+                case .save(let entity, let tag): try await tagging.save(entity, ifMatch: tag)
+                case .delete(let id, let tag): try await tagging.delete(id: id, ifMatch: tag)
+                case .create(let entity): try await tagging.saveIfAbsent(entity)
+                }
             }
         }
         _OfflineFirstTestHooks.reached(.sent)
-        try await outbox.acknowledge([record])
+        try await outbox.acknowledge([record], echoes: echo.stored(Entity.self))
         tally.confirmed(1)
     }
 

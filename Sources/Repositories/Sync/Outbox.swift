@@ -265,8 +265,9 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// Removes the changes the remote took, unless a later change replaced one meanwhile;
-    /// that one stays, now based on what was sent (`sent`, keyed by ID).
-    func acknowledge(_ sent: [Record]) async throws {
+    /// that one stays, now based on what the remote said it stored (`echoes`, by ID: its
+    /// answer's echo, ``WriteEcho``), or else on what was sent.
+    func acknowledge(_ sent: [Record], echoes: [Entity.ID: Entity] = [:]) async throws {
         try await lock.withLock(.keys(Set(sent.map(\.id)))) {
             let current = try await records(sent.map(\.id))
             var done: [Entity.ID] = []
@@ -279,7 +280,7 @@ where Entity.ID: Codable & Sendable {
                     // The remote holds what was sent: the later change is made on it, and no
                     // version before it is still in question.
                     var later = now
-                    later.base = record.entity
+                    later.base = record.entity.map { echoes[record.id] ?? $0 }
                     later.baseUpgraded = false
                     later.possiblyApplied = []
                     rebased.append(later)

@@ -29,6 +29,9 @@ import Synchronization
 /// Every behaviour is off until switched on: by default it is an honest server that keeps
 /// what it is sent, applies a batch whole or not at all, and honours idempotency keys.
 ///
+/// - **Echoes.** A write's answer holds what the remote stored (normalised and stamped), as
+///   a server's answer to a `PUT` does: it reports it to the task's ``WriteEcho``, a replay
+///   included, a lost answer not.
 /// - **Idempotency keys.** A write carries `IdempotencyKey.current`. When
 ///   ``honoursIdempotencyKeys`` is on (the default), a key the remote answered before gets
 ///   that first answer again (success, or the refusal of a batch applied in part) and
@@ -104,6 +107,8 @@ where Entity.ID: Sendable {
         var stamp: (@Sendable (Entity, Int) -> Entity)?
         var refused: [ID: RepositoryError] = [:]
         var answers: [String: RepositoryError?] = [:]
+        /// What a key's first success stored, echoed again when the key is replayed.
+        var echoes: [String: [Entity]] = [:]
         var lostAnswers: [RepositoryError] = []
         var randomLoss: RandomLoss?
         var lateCount = 0
@@ -406,7 +411,9 @@ where Entity.ID: Sendable {
         let ids = incoming.changes.map(\.id)
         if state.honoursKeys, let key = incoming.key, let answer = state.answers[key] {
             state.requests.append(request(incoming, ids, .replayed))
-            return lost(in: &state, mayLoseAnswer: mayLoseAnswer) ?? answer
+            if let error = lost(in: &state, mayLoseAnswer: mayLoseAnswer) ?? answer { return error }
+            for stored in state.echoes[key] ?? [] { WriteEcho.report(stored) }
+            return nil
         }
         var refusal: RepositoryError?
         if state.versionTags, let tag = incoming.ifMatch, let id = ids.first,
@@ -445,6 +452,13 @@ where Entity.ID: Sendable {
             return error
         }
         state.requests.append(request(incoming, ids, .applied))
+        // The answer holds what was stored, as a server's answer to a write does.
+        let echoes = incoming.changes.compactMap { change -> Entity? in
+            guard case .save(let entity) = change else { return nil }
+            return state.entities[entity.id]
+        }
+        if let key = incoming.key { state.echoes[key] = echoes }
+        for stored in echoes { WriteEcho.report(stored) }
         return nil
     }
 

@@ -155,6 +155,8 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
                 "SyncConformance: the remote applied the write, then its answer was lost")
         }
         log.append(.landed, device: device, changes)
+        // The answer holds what the remote stored, as a server's answer to a write does.
+        for case let value? in changes.map(\.value) { WriteEcho.report(stored(value)) }
     }
 
     func fetch(id: ID) async throws -> Entity? {
