@@ -110,7 +110,7 @@ extension OfflineFirstRepository {
             try await deliver(record, write, tagging, tally)
             return nil
         } catch let error as RepositoryError where error.code == .conflict {
-            guard let answered = try await outbox.conditionRefused(record) else { return nil }
+            guard let answered = try await outbox.requestRefused([record])[record.id] else { return nil }
             tally.requested()
             return (answered, try await tagging.fetchTagged(id: record.id))
         } catch let error where !SyncFailure.leavesChangePending(error) {
@@ -257,8 +257,13 @@ extension OfflineFirstRepository {
                 tally.rejected(run.map(\.id), with: error)
                 return
             }
-            // Narrowed with each change's own key, never a new one.
-            for record in run { try await sendRun([record], under: record.key, tally) }
+            // Narrowed with each change's own key, never a new one; and never the run's
+            // again, which the remote answered with this refusal.
+            let answered = try await outbox.requestRefused(run)
+            for record in run {
+                guard let current = answered[record.id] else { continue }  // replaced meanwhile
+                try await sendRun([current], under: current.key, tally)
+            }
             return
         }
         _OfflineFirstTestHooks.reached(.sent)

@@ -322,17 +322,21 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    /// Notes that the remote refused the unanswered conditional request that carried
-    /// `record` because its condition no longer held: it applied nothing under that request's
-    /// key, so the change is settled again and goes out in a request of its own.
+    /// Notes that the remote answered the request that carried `records` with a refusal (a
+    /// batch refused, a condition that no longer held): the refusal is an answer, so no
+    /// retry is that request again. Each change goes out next in a request of its own, under
+    /// its own key: sent again under the refused request's key, the server would answer it
+    /// with that refusal, which may be another change's.
     ///
-    /// - Returns: the record as it now stands, or `nil` when a later change replaced it.
-    func conditionRefused(_ record: Record) async throws -> Record? {
-        var result: Record?
-        try await update([record]) { current in
+    /// - Returns: the records as they now stand, by ID; one a later change replaced is not
+    ///   among them.
+    @discardableResult
+    func requestRefused(_ records: [Record]) async throws -> [Entity.ID: Record] {
+        var result: [Entity.ID: Record] = [:]
+        try await update(records) { current in
             current.sentCondition = nil
             current.sentKey = nil
-            result = current
+            result[current.id] = current
         }
         return result
     }

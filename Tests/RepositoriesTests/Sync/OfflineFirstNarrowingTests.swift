@@ -30,6 +30,39 @@ import Testing
         }
         try await device.close()
     }
+
+    /// A batch applied up to its refused change: narrowing sends 1 alone (answered from its
+    /// key), 13 alone (refused), and 2 alone meets the remote unreachable, so 3 is not sent.
+    /// The next sync sends 3 under a key of its own: under the batch's key, the server
+    /// answered with the batch's refusal, and 3 was shown refused with 13's error while the
+    /// server never saw it (found by the scratch package run from the docs).
+    @Test func aChangeLeftUnsentByAnInterruptedNarrowingIsNotAnsweredWithTheBatchsRefusal() async throws {
+        let remote = HostileRemote<Item>([item(1), item(13), item(2), item(3)])
+        remote.appliesBatchesItemByItem = true
+        let device = try await FileDevice(remote, conflicts: .lastWriterWins)
+        try await device.repository.sync()
+        remote.refuse(13)
+        remote.refuse(2, with: .unavailable("The server is down for a moment (test)"))
+        try await device.repository.save(contentsOf: [item(1, 1), item(13, 1), item(2, 1), item(3, 1)])
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+        #expect(remote.requests.first { $0.ids.count > 1 }?.ids == [1, 13, 2, 3], "\(remote.requests)")
+
+        remote.accept(2)
+        try await device.repository.sync()
+        guard case .synced = try await device.repository.status(of: 3) else {
+            Issue.record(
+                "3 was never refused: \(try await device.repository.status(of: 3)), \(remote.requests)")
+            return
+        }
+        #expect(try await remote.fetch(id: 3) == item(3, 1))
+        #expect(try await remote.fetch(id: 2) == item(2, 1))
+        guard case .rejected = try await device.repository.status(of: 13) else {
+            Issue.record("13 is the one refused: \(try await device.repository.status(of: 13))")
+            return
+        }
+        #expect(remote.overapplied.isEmpty)
+        try await device.close()
+    }
 }
 
 /// Refuses any write of entity 1 (`rejected`, as a 422) and any batch; a write of entity 2
