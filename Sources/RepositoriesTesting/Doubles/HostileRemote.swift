@@ -18,7 +18,8 @@ import Synchronization
 ///     return note
 /// }
 /// remote.loseNextAnswers(1)  // the next write lands, the caller hears `unavailable`
-/// let notes = remote.offlineFirst(local: file, outbox: outbox, conflicts: .lastWriterWins)
+/// let notes = remote.offlineFirst(
+///     local: file, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
 /// try await notes.save(note)
 /// await #expect(throws: RepositoryError.self) { try await notes.sync() }  // the answer is lost
 /// try await notes.sync()
@@ -221,9 +222,16 @@ where Entity.ID: Sendable {
 
     /// The next `count` writes answer late: the caller hears `timedOut` at once and nothing
     /// is applied yet; each lands (key checked then, as a real request arriving late) when
-    /// ``releaseLateWrites()`` is called, whatever was written meanwhile.
+    /// ``releaseLateWrites()`` is called, whatever was written meanwhile. The count lasts
+    /// until that many writes have come, or ``stopAnsweringLate()``.
     public func answerLate(next count: Int = 1) {
         state.withLock { $0.lateCount += max(0, count) }
+    }
+
+    /// Answers every later write on time: the writes ``answerLate(next:)`` still had to hold
+    /// are not held. Writes held already stay held until ``releaseLateWrites()``.
+    public func stopAnsweringLate() {
+        state.withLock { $0.lateCount = 0 }
     }
 
     /// Lands every write held by ``answerLate(next:)``, in the order they were made.
