@@ -88,19 +88,7 @@ import Repositories
     ///   the screen stays as it was.
     @discardableResult
     func saqlash(_ mahsulot: Mahsulot) async -> Bool {
-        do {
-            try await repository.save(mahsulot)
-        } catch {
-            xatoXabari = error.localizedDescription
-            return false
-        }
-        xatoXabari = nil
-        do {
-            show(try await repository.snapshot(Self.query))
-        } catch {
-            xatoXabari = error.localizedDescription
-        }
-        return true
+        await amal { try await self.repository.save(mahsulot) }
     }
 
     /// The API's messages for product `id`'s refused save, by field (`narxi`: "Input should
@@ -117,8 +105,16 @@ import Repositories
     ///   listed.
     @discardableResult
     func tasdiqlash(_ ziddiyat: SyncConflict<Mahsulot>) async -> Bool {
+        await amal { try await self.repository.acknowledge(conflict: ziddiyat) }
+    }
+
+    /// Runs `action` (amal: an action) on the repository, then shows the state after it.
+    ///
+    /// - Returns: whether `action` succeeded; when not, ``xatoXabari`` says why and the screen
+    ///   stays as it was.
+    private func amal(_ action: () async throws -> Void) async -> Bool {
         do {
-            try await repository.acknowledge(conflict: ziddiyat)
+            try await action()
         } catch {
             xatoXabari = error.localizedDescription
             return false

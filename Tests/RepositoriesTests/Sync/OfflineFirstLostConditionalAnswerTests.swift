@@ -24,10 +24,12 @@ import Testing
         ("merge", .merge { _, local, remote in item(local.id, local.revision + remote.revision + 100) }),
     ]
 
-    @Test(arguments: policies.indices)
-    func aLandedConditionalWriteIsAppliedOnce(_ index: Int) async throws {
+    /// A save of an entity the remote holds (sent with `If-Match`), or of one it does not (a
+    /// create if absent), whose answer was lost.
+    @Test(arguments: policies.indices, [true, false])
+    func aLandedConditionalWriteIsAppliedOnce(_ index: Int, remoteHoldsIt: Bool) async throws {
         let (name, policy) = Self.policies[index]
-        let remote = HostileRemote<Item>([item(1)], versionTags: true)
+        let remote = HostileRemote<Item>(remoteHoldsIt ? [item(1)] : [], versionTags: true)
         remote.normalize(lowercasingTitles)
         let device = try await FileDevice(remote, conflicts: policy)
         try await device.repository.sync()
@@ -36,30 +38,12 @@ import Testing
         await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
         try await device.repository.sync()
 
-        #expect(remote.timesApplied(item(1, 2)) == 1, "\(name): \(remote.requests)")
-        #expect(remote.overapplied.isEmpty, "\(name): \(remote.overapplied)")
-        #expect(try await device.outbox.changes().isEmpty, "\(name)")
-        #expect(try await device.repository.fetch(id: 1) == lowercasingTitles(item(1, 2)), "\(name)")
-        #expect(try await device.repository.snapshot(Query()).conflicts.isEmpty, "\(name): its own write")
-        try await device.close()
-    }
-
-    @Test(arguments: policies.indices)
-    func aLandedCreateIsAppliedOnce(_ index: Int) async throws {
-        let (name, policy) = Self.policies[index]
-        let remote = HostileRemote<Item>(versionTags: true)
-        remote.normalize(lowercasingTitles)
-        let device = try await FileDevice(remote, conflicts: policy)
-        try await device.repository.save(item(1, 2))
-        remote.loseNextAnswers(1)
-        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
-        try await device.repository.sync()
-
-        #expect(remote.timesApplied(item(1, 2)) == 1, "\(name): \(remote.requests)")
-        #expect(remote.overapplied.isEmpty, "\(name): \(remote.overapplied)")
-        #expect(try await device.outbox.changes().isEmpty, "\(name)")
-        #expect(try await device.repository.fetch(id: 1) == lowercasingTitles(item(1, 2)), "\(name)")
-        #expect(try await device.repository.snapshot(Query()).conflicts.isEmpty, "\(name): its own create")
+        let context = "\(name), \(remoteHoldsIt ? "If-Match" : "create"): \(remote.requests)"
+        #expect(remote.timesApplied(item(1, 2)) == 1, "\(context)")
+        #expect(remote.overapplied.isEmpty, "\(context)")
+        #expect(try await device.outbox.changes().isEmpty, "\(context)")
+        #expect(try await device.repository.fetch(id: 1) == lowercasingTitles(item(1, 2)), "\(context)")
+        #expect(try await device.repository.snapshot(Query()).conflicts.isEmpty, "its own write: \(context)")
         try await device.close()
     }
 
