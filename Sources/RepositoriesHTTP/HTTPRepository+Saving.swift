@@ -29,7 +29,7 @@ extension HTTPRepository {
         reportEcho(reply, of: entity.id)
     }
 
-    /// Reports the entity a write's answer holds to the task's ``WriteEcho``, when one
+    /// Reports the entity a write's answer holds to the task's `WriteEcho`, when one
     /// listens: what the server stored, which may differ from what was sent. An answer that
     /// holds no entity of `id` (an empty body, `{"ok": true}`, a message) reports nothing:
     /// the echo is optional, and the write itself succeeded.

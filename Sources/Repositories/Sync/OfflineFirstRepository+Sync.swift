@@ -110,9 +110,19 @@ extension OfflineFirstRepository {
             try await deliver(record, write, tagging, tally)
             return nil
         } catch let error as RepositoryError where error.code == .conflict {
-            guard let answered = try await outbox.requestRefused([record])[record.id] else { return nil }
+            guard
+                let answered = try await outbox.requestRefused([record], rekey: condition == .ifAbsent)[
+                    record.id]
+            else { return nil }
             tally.requested()
-            return (answered, try await tagging.fetchTagged(id: record.id))
+            let copy = try await tagging.fetchTagged(id: record.id)
+            if condition == .ifAbsent, copy == nil {
+                let refusal = Self.createRefusedWithoutACopy(error, id: record.id)
+                try await outbox.fail([answered], with: refusal, rejected: true)
+                tally.rejected([record.id], with: refusal)
+                return nil
+            }
+            return (answered, copy)
         } catch let error where !SyncFailure.leavesChangePending(error) {
             try await outbox.fail([record], with: error, rejected: true)
             tally.rejected([record.id], with: error)
@@ -121,6 +131,21 @@ extension OfflineFirstRepository {
             try await outbox.fail([record], with: error, rejected: false)
             throw error
         }
+    }
+
+    /// The refusal of a create the remote answered as a conflict (a copy exists) while it
+    /// holds no copy: it refused the create for a reason of its own (a unique field taken,
+    /// a request in progress), so the change is rejected with the server's words, not
+    /// settled, and not tried again forever.
+    private static func createRefusedWithoutACopy(_ error: RepositoryError, id: ID) -> RepositoryError {
+        var refusal = error
+        refusal.code = .rejected
+        refusal.reason =
+            "The server refused to create \(id) as if it held a copy, but holds none: it refused it for a "
+            + "reason of its own. \(error.reason)"
+        refusal.recovery =
+            "Read the server's answer (responseBody), change the entity, then retry(id:) or discard(id:)"
+        return refusal
     }
 
     /// The remote's current copies of `ids`, each with its version's tag when the remote
@@ -322,14 +347,22 @@ extension OfflineFirstRepository {
                 try await deliver(outgoing.record, write, tagging, tally)
                 return
             } catch let error as RepositoryError where error.code == .conflict {
+                // A refusal is an answer: whatever goes next is a request of its own, and after
+                // a refused create, under a key of its own (the refused one replays the refusal).
+                guard
+                    let answered = try await outbox.requestRefused(
+                        [outgoing.record], rekey: condition == .ifAbsent)[outgoing.record.id]
+                else { return }  // a later change replaced it meanwhile
                 guard round < Self.conditionalRounds else {
-                    return try await outbox.fail([outgoing.record], with: error, rejected: false)
+                    return try await outbox.fail([answered], with: error, rejected: false)
                 }
                 tally.requested()
-                let copy = try await tagging.fetchTagged(id: outgoing.record.id)
-                // A refusal is an answer: whatever goes next is a request of its own.
-                var answered = outgoing.record
-                answered.sentKey = nil
+                let copy = try await tagging.fetchTagged(id: answered.id)
+                if condition == .ifAbsent, copy == nil {
+                    let refusal = Self.createRefusedWithoutACopy(error, id: answered.id)
+                    try await outbox.fail([answered], with: refusal, rejected: true)
+                    return tally.rejected([answered.id], with: refusal)
+                }
                 guard var settled = try await settle(answered, remote: copy, tally) else { return }
                 settled.ifAbsent = Plan.createsIfAbsent(
                     settled.record, remote: copy?.entity, createsConditionally: true)

@@ -330,12 +330,16 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Returns: the records as they now stand, by ID; one a later change replaced is not
     ///   among them.
+    ///
+    /// `rekey` gives each change a new key too: after a refused create, whose key the server
+    /// answered with the refusal, a save sent under it would be answered with that refusal.
     @discardableResult
-    func requestRefused(_ records: [Record]) async throws -> [Entity.ID: Record] {
+    func requestRefused(_ records: [Record], rekey: Bool = false) async throws -> [Entity.ID: Record] {
         var result: [Entity.ID: Record] = [:]
         try await update(records) { current in
             current.sentCondition = nil
             current.sentKey = nil
+            if rekey { current.key = IdempotencyKey.make() }
             result[current.id] = current
         }
         return result

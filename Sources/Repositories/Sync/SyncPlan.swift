@@ -122,10 +122,25 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
             case .keepRemote(let version): version
             case .sendMerged(let merged): merged
             }
-        let identity = Fingerprint.uuid(of: "\(record.key)\u{0}\(String(reflecting: current))")
+        let identity = Fingerprint.uuid(of: "\(record.key)\u{0}\(versionText(current))")
         return SyncConflict(
             id: identity, entityID: record.id, base: record.base, local: record.entity, remote: current,
             result: result, resolution: resolution, settledAt: date)
+    }
+
+    /// A version as text that is the same in every process for the same version: its JSON
+    /// with sorted keys (dictionaries, sets and dates printed in full), or, for an entity
+    /// that does not encode, its reflection; "none" for no version.
+    static func versionText(_ version: Entity?) -> String {
+        guard let version else { return "none" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            return String(decoding: try encoder.encode(version), as: UTF8.self)
+        } catch {
+            // Such an entity fails loudly when it is sent; here it only needs a name.
+            return String(reflecting: version)
+        }
     }
 
     /// Whether the remote's version `current` is a conflict for `record`: it changed since the

@@ -31,7 +31,7 @@ import Synchronization
 /// what it is sent, applies a batch whole or not at all, and honours idempotency keys.
 ///
 /// - **Echoes.** A write's answer holds what the remote stored (normalised and stamped), as
-///   a server's answer to a `PUT` does: it reports it to the task's ``WriteEcho``, a replay
+///   a server's answer to a `PUT` does: it reports it to the task's `WriteEcho`, a replay
 ///   included, a lost answer not.
 /// - **Idempotency keys.** A write carries `IdempotencyKey.current`. When
 ///   ``honoursIdempotencyKeys`` is on (the default), a key the remote answered before gets
@@ -420,7 +420,8 @@ where Entity.ID: Sendable {
         if state.honoursKeys, let key = incoming.key, let answer = state.answers[key] {
             state.requests.append(request(incoming, ids, .replayed))
             if let error = lost(in: &state, mayLoseAnswer: mayLoseAnswer) ?? answer { return error }
-            for stored in state.echoes[key] ?? [] { WriteEcho.report(stored) }
+            // A late write lands with no one waiting for its answer (`mayLoseAnswer` false).
+            if mayLoseAnswer { for stored in state.echoes[key] ?? [] { WriteEcho.report(stored) } }
             return nil
         }
         var refusal: RepositoryError?
@@ -455,18 +456,20 @@ where Entity.ID: Sendable {
             state.requests.append(request(incoming, ids, .refused(applied: toApply.count)))
             return refusal
         }
-        if let error = lost(in: &state, mayLoseAnswer: mayLoseAnswer) {
-            state.requests.append(request(incoming, ids, .answerLost))
-            return error
-        }
-        state.requests.append(request(incoming, ids, .applied))
-        // The answer holds what was stored, as a server's answer to a write does.
+        // The answer holds what was stored, as a server's answer to a write does; kept with
+        // the key, so a replay after a lost answer holds it too.
         let echoes = incoming.changes.compactMap { change -> Entity? in
             guard case .save(let entity) = change else { return nil }
             return state.entities[entity.id]
         }
         if let key = incoming.key { state.echoes[key] = echoes }
-        for stored in echoes { WriteEcho.report(stored) }
+        if let error = lost(in: &state, mayLoseAnswer: mayLoseAnswer) {
+            state.requests.append(request(incoming, ids, .answerLost))
+            return error
+        }
+        state.requests.append(request(incoming, ids, .applied))
+        // A late write lands with no one waiting for its answer (`mayLoseAnswer` false).
+        if mayLoseAnswer { for stored in echoes { WriteEcho.report(stored) } }
         return nil
     }
 

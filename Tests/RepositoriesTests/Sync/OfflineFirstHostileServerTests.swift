@@ -268,6 +268,27 @@ private struct HostileDevice {
 
     // MARK: Finding 4: a late create overwrote a newer write (fixed)
 
+    /// A server that answers a create with a conflict while it holds no copy (a unique
+    /// field taken, a request in progress) refused it for a reason of its own: the change is
+    /// rejected with the server's words, not settled and sent again forever (found in review).
+    @Test func aCreateRefusedAsAConflictWithNoCopyIsRejected() async throws {
+        let remote = HostileRemote<Item>(versionTags: true)
+        remote.refuse(1, with: .conflict("That title is taken (a unique field, test)", id: "1"))
+        let device = try await HostileDevice(remote)
+        try await device.notes.save(item(1))
+        let report = try await device.notes.sync()
+
+        guard case .rejected(let error) = try await device.notes.status(of: 1) else {
+            Issue.record("the change is rejected: \(try await device.notes.status(of: 1))")
+            return
+        }
+        #expect(error.reason.contains("holds none"), "\(error.reason)")
+        #expect(error.reason.contains("That title is taken"), "\(error.reason)")
+        #expect(report.rejections[1] != nil)
+        #expect(try await remote.fetch(id: 1) == nil)
+        #expect(remote.requests.count == 1, "one create, not three: \(remote.requests)")
+    }
+
     @Test func aCreateThatLandsLateDoesNotOverwriteANewerWrite() async throws {
         let remote = HostileRemote<Item>(versionTags: true)
         let device = try await HostileDevice(remote, conflicts: .serverWins)
