@@ -63,6 +63,11 @@ extension OfflineFirstRepository {
         let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
         for var record in pending where current.refused[record.id] == nil {
             var copy = current.copies[record.id]
+            if record.possiblyApplied.contains(where: { $0.condition != nil }) {
+                guard let answered = try await resendEarlierUnanswered(record, copy, tally) else { continue }
+                record = answered.record
+                copy = answered.copy
+            }
             // A remote that holds the change as sent has it: the plan acknowledges it, no
             // request. Any other copy may be the change rewritten: ask with the same request.
             if let condition = record.sentCondition, !Plan.same(copy?.entity, record.entity) {
@@ -83,6 +88,44 @@ extension OfflineFirstRepository {
     private struct Copies {
         var copies: [ID: TaggedEntity<Entity>] = [:]
         var refused: [ID: any Error] = [:]
+    }
+
+    /// Sends again, as they were and before `record` is settled, the conditional requests
+    /// that carried earlier versions of its entity and went unanswered before `record`
+    /// replaced them (``PossiblyApplied/condition``): a request still on its way then lands
+    /// as a replay of its key, never after the later change (a create that lands after the
+    /// delete that followed it would bring the entity back). Each answered is noted: applied,
+    /// its version may be on the remote; refused, it never was.
+    ///
+    /// - Returns: the record as it now stands and the remote's copy read after the resends;
+    ///   `nil` when a later change replaced the record meanwhile.
+    /// - Throws: a transient failure, with the change left pending and its try counted.
+    private func resendEarlierUnanswered(
+        _ record: Record, _ copy: TaggedEntity<Entity>?, _ tally: SyncTally<ID>
+    ) async throws -> (record: Record, copy: TaggedEntity<Entity>?)? {
+        // Only a remote that tags versions takes conditional requests.
+        guard let tagging = remote as? any VersionTaggingRepository<Entity, ID> else { return (record, copy) }
+        for earlier in record.possiblyApplied {
+            guard let condition = earlier.condition, let key = earlier.key,
+                let write = Plan.write(id: record.id, entity: earlier.entity, changeKey: key, on: condition)
+            else { continue }
+            do {
+                tally.requested()
+                try await perform(write, tagging)
+                try await outbox.earlierRequestAnswered(of: record.id, key: key, applied: true)
+            } catch let error where SyncFailure.leavesChangePending(error) {
+                try await outbox.fail([record], with: error, rejected: false)
+                throw error
+            } catch {
+                // Refused (its condition no longer held, or otherwise): it was never applied.
+                try await outbox.earlierRequestAnswered(of: record.id, key: key, applied: false)
+            }
+        }
+        guard let current = try await outbox.records([record.id])[record.id],
+            current.revision == record.revision
+        else { return nil }
+        tally.requested()
+        return (current, try await tagging.fetchTagged(id: record.id))
     }
 
     /// Sends again, as it was, the conditional request that carried `record` and went
@@ -387,18 +430,23 @@ extension OfflineFirstRepository {
         tally.sent([record.id])
         tally.requested()
         let echo = WriteEcho()
-        try await withIdempotencyKey(write.key) {
-            try await WriteEcho.$listener.withValue(echo) {
-                switch write.0 {
-                case .save(let entity, let tag): try await tagging.save(entity, ifMatch: tag)
-                case .delete(let id, let tag): try await tagging.delete(id: id, ifMatch: tag)
-                case .create(let entity): try await tagging.saveIfAbsent(entity)
-                }
-            }
-        }
+        try await WriteEcho.$listener.withValue(echo) { try await perform(write, tagging) }
         _OfflineFirstTestHooks.reached(.sent)
         try await outbox.acknowledge([record], echoes: echo.stored(Entity.self))
         tally.confirmed(1)
+    }
+
+    /// Makes the call `write` names, under its key.
+    private func perform(
+        _ write: (Plan.ConditionalWrite, key: String), _ tagging: any VersionTaggingRepository<Entity, ID>
+    ) async throws {
+        try await withIdempotencyKey(write.key) {
+            switch write.0 {
+            case .save(let entity, let tag): try await tagging.save(entity, ifMatch: tag)
+            case .delete(let id, let tag): try await tagging.delete(id: id, ifMatch: tag)
+            case .create(let entity): try await tagging.saveIfAbsent(entity)
+            }
+        }
     }
 
     // MARK: Pull

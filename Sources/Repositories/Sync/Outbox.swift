@@ -215,7 +215,12 @@ where Entity.ID: Codable & Sendable {
     /// ones it may already have held, and `replaced`'s own when it went out unanswered.
     private static func possiblyApplied(after replaced: Record) -> [PossiblyApplied<Entity>] {
         var versions = replaced.possiblyApplied
-        if replaced.sending { versions.append(PossiblyApplied(entity: replaced.entity)) }
+        if replaced.sending {
+            versions.append(
+                PossiblyApplied(
+                    entity: replaced.entity, key: replaced.sentCondition.map { _ in replaced.key },
+                    condition: replaced.sentCondition))
+        }
         return Array(versions.suffix(Record.possiblyAppliedLimit))
     }
 
@@ -245,8 +250,12 @@ where Entity.ID: Codable & Sendable {
                     now.sentCondition = condition
                 } else {
                     now.possiblyApplied = Array(
-                        (now.possiblyApplied + [PossiblyApplied(entity: record.entity)])
-                            .suffix(Record.possiblyAppliedLimit))
+                        (now.possiblyApplied + [
+                            PossiblyApplied(
+                                entity: record.entity, key: condition.map { _ in record.key },
+                                condition: condition)
+                        ])
+                        .suffix(Record.possiblyAppliedLimit))
                 }
                 changed.append(now)
             }
@@ -343,6 +352,25 @@ where Entity.ID: Codable & Sendable {
             result[current.id] = current
         }
         return result
+    }
+
+    /// Notes the answer to the unanswered conditional request that carried an earlier
+    /// version of `id` (the one under the change key `key`): `applied`, the remote may hold
+    /// that version (kept among ``StoredChange/possiblyApplied``, no longer to be sent);
+    /// refused, it never held it (forgotten).
+    func earlierRequestAnswered(of id: Entity.ID, key: String, applied: Bool) async throws {
+        try await lock.withLock(.key(id)) {
+            guard var record = try await store.fetch(id: id) else { return }
+            if applied {
+                for index in record.possiblyApplied.indices where record.possiblyApplied[index].key == key {
+                    record.possiblyApplied[index].key = nil
+                    record.possiblyApplied[index].condition = nil
+                }
+            } else {
+                record.possiblyApplied.removeAll { $0.key == key }
+            }
+            try await store.save(record)
+        }
     }
 
     /// Replaces the entity a current change saves with a merge's result: a new change, with

@@ -72,16 +72,21 @@ struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Senda
         mapped.sentCondition = sentCondition
         mapped.baseUpgraded = baseUpgraded
         mapped.possiblyApplied = try possiblyApplied.map {
-            PossiblyApplied(entity: try $0.entity.map(transform))
+            PossiblyApplied(entity: try $0.entity.map(transform), key: $0.key, condition: $0.condition)
         }
         return mapped
     }
 }
 
 /// A version of an entity the device sent and the remote may hold: its value, or `nil` for
-/// a delete.
+/// a delete; and, while the conditional request that carried it is unanswered, the change's
+/// key and that request's condition, so the next sync sends it again as it was before the
+/// later change (a request still on its way then lands as a replay, not after the later
+/// change).
 struct PossiblyApplied<Payload: Sendable>: Sendable {
     var entity: Payload?
+    var key: String?
+    var condition: SentCondition?
 }
 
 extension PossiblyApplied: Encodable where Payload: Encodable {}

@@ -217,10 +217,19 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// The write that sends `record` on `condition`, and its idempotency key; `nil` for a
     /// delete on ``SentCondition/ifAbsent``, which no request is (a create is a save).
     static func write(of record: Record, on condition: SentCondition) -> (ConditionalWrite, key: String)? {
-        switch (condition, record.entity) {
-        case (.ifMatch(let tag), let entity?): (.save(entity, ifMatch: tag), key(of: record, on: tag))
-        case (.ifMatch(let tag), nil): (.delete(record.id, ifMatch: tag), key(of: record, on: tag))
-        case (.ifAbsent, let entity?): (.create(entity), record.key)
+        write(id: record.id, entity: record.entity, changeKey: record.key, on: condition)
+    }
+
+    /// The write that sends version `entity` of `id` (`nil`: a delete), of the change keyed
+    /// `changeKey`, on `condition`, and its idempotency key; `nil` as above.
+    static func write(id: Entity.ID, entity: Entity?, changeKey: String, on condition: SentCondition)
+        -> (ConditionalWrite, key: String)?
+    {
+        switch (condition, entity) {
+        case (.ifMatch(let tag), let entity?):
+            (.save(entity, ifMatch: tag), key(ofChange: changeKey, on: tag))
+        case (.ifMatch(let tag), nil): (.delete(id, ifMatch: tag), key(ofChange: changeKey, on: tag))
+        case (.ifAbsent, let entity?): (.create(entity), changeKey)
         case (.ifAbsent, nil): nil
         }
     }
@@ -309,6 +318,11 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// change and the version, so a try sent again after a lost answer is the same request,
     /// and one on a newer version is not.
     static func key(of record: Record, on tag: String) -> String {
-        record.key + "@" + Fingerprint.of(tag)
+        key(ofChange: record.key, on: tag)
+    }
+
+    /// The idempotency key of the change keyed `changeKey` sent on the version `tag`.
+    static func key(ofChange changeKey: String, on tag: String) -> String {
+        changeKey + "@" + Fingerprint.of(tag)
     }
 }

@@ -47,6 +47,30 @@ import Testing
         try await device.close()
     }
 
+    /// A create goes out and its answer never comes (held in the network); the user deletes
+    /// the entity; the next sync finds no copy. The create still on its way is sent again
+    /// first, as it was, so the server answers it from its record (or applies it now), and
+    /// the delete follows: when the held create lands, it is a replay, and the entity stays
+    /// deleted (found in review: it came back).
+    @Test(arguments: policies.indices)
+    func aDeleteMadeWhileItsCreateWasUnansweredStaysDeleted(_ index: Int) async throws {
+        let (name, policy) = Self.policies[index]
+        let remote = HostileRemote<Item>(versionTags: true)
+        let device = try await FileDevice(remote, conflicts: policy)
+        try await device.repository.save(item(1, 1))
+        remote.answerLate(next: 1)
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+        try await device.repository.delete(id: 1)
+        try await device.repository.sync()
+        #expect(remote.releaseLateWrites() == 1)
+
+        #expect(try await remote.fetch(id: 1) == nil, "\(name): \(remote.requests)")
+        #expect(remote.timesApplied(item(1, 1)) <= 1, "\(name)")
+        #expect(try await device.repository.fetch(id: 1) == nil, "\(name)")
+        #expect(try await device.outbox.changes().isEmpty, "\(name)")
+        try await device.close()
+    }
+
     @Test(arguments: policies.indices)
     func anUnansweredConditionalWriteThatNeverLandedMeetsTheOtherDevicesChange(_ index: Int) async throws {
         let (name, policy) = Self.policies[index]
