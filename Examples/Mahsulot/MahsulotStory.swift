@@ -412,19 +412,10 @@ import Repositories
 
     /// Prints `mahsulot` as a form, one field a line, with `errors` (by field) beside theirs.
     private func form(_ mahsulot: Mahsulot, errors: [String: [String]]) {
-        if let whole = errors[""] { print("  " + whole.joined(separator: " ")) }
-        for (field, value) in [
-            ("nomi", mahsulot.nomi), ("narxi", price(mahsulot)), ("tavsifi", mahsulot.tavsifi),
-        ] {
-            let line = "  " + field.padding(toLength: 9, withPad: " ", startingAt: 0)
-            guard let messages = errors[field] else {
-                print(line + value)
-                continue
-            }
-            print(
-                line + value.padding(toLength: 12, withPad: " ", startingAt: 0) + "<- "
-                    + messages.joined(separator: " "))
-        }
+        Console.form(
+            [("nomi", mahsulot.nomi), ("narxi", price(mahsulot)), ("tavsifi", mahsulot.tavsifi)],
+            errors: errors,
+            nameWidth: 9, valueWidth: 12)
     }
 
     private func show(_ viewModel: MahsulotlarViewModel) {

@@ -336,21 +336,12 @@ import Repositories
 
     /// Prints `item` as a form, one field a line, with `errors` (by field) beside theirs.
     private func form(_ item: ShoppingItem, errors: [String: [String]]) {
-        if let whole = errors[""] { print("  " + whole.joined(separator: " ")) }
-        let fields = [
-            ("name", item.name), ("quantity", "\(item.quantity)"), ("isBought", item.isBought ? "yes" : "no"),
-            ("note", item.note),
-        ]
-        for (field, value) in fields {
-            let line = "  " + field.padding(toLength: 10, withPad: " ", startingAt: 0)
-            guard let messages = errors[field] else {
-                print(line + value)
-                continue
-            }
-            print(
-                line + value.padding(toLength: 8, withPad: " ", startingAt: 0) + "<- "
-                    + messages.joined(separator: " "))
-        }
+        Console.form(
+            [
+                ("name", item.name), ("quantity", "\(item.quantity)"),
+                ("isBought", item.isBought ? "yes" : "no"),
+                ("note", item.note),
+            ], errors: errors, nameWidth: 10, valueWidth: 8)
     }
 
     /// One line for `device`'s screen: its items, and its changes waiting and refused.
