@@ -158,16 +158,17 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     ///
     /// A save made on no remote version (no base) that found none does: a copy created
     /// meanwhile, or an earlier try of this change landing late, is then settled instead of
-    /// overwritten. So does such a save sent before alone under its own key whose answer
-    /// never came (``StoredChange/sentKey``), whatever the remote holds now: it goes out again
-    /// as the create it was, which a server that took it answers from its record (one that
-    /// went as a plain save over an untagged copy is refused, and settled again). A save in an
-    /// unanswered batch goes with its batch; a change with a base, a delete, or a save that
+    /// overwritten. A save whose request went out and was never answered
+    /// (``StoredChange/sentKey``) goes again as that request went, whatever the remote holds
+    /// now: as a create when it went as one (``StoredChange/sentCondition``), else as the
+    /// plain save it was, under the same key. Sent as a create instead, it would be refused
+    /// where a copy exists and go out next under a new key, and the first request, landing
+    /// late, would be a second application. A change with a base, a delete, or a save that
     /// found a copy goes as before.
     static func createsIfAbsent(_ record: Record, remote current: Entity?, createsConditionally: Bool) -> Bool
     {
         guard createsConditionally, record.entity != nil, record.base == nil else { return false }
-        if let sentKey = record.sentKey { return sentKey == record.key }
+        if record.sentKey != nil { return record.sentCondition == .ifAbsent }
         return current == nil
     }
 

@@ -93,3 +93,35 @@ import Testing
         try await device.close()
     }
 }
+
+/// A server without version tags: a save over another device's copy goes out unconditionally
+/// (the local version wins), and its answer never comes while the request is held in the
+/// network. The next sync must send that very request again, unconditionally and under the
+/// same key, so the held one lands as a replay. Found by the scratch app (seed 4,
+/// `.lastWriterWins`, tags off): the retry went out as a create under the same key, which the
+/// server refused because a copy exists; the refused create took a new key, and the held
+/// request then landed as a second application of the same change.
+@Suite struct OfflineFirstLostUnconditionalAnswerTests {
+    static let policies: [(String, ConflictPolicy<Item>)] = [
+        ("lastWriterWins", .lastWriterWins),
+        ("mergeFields(tie: .local)", .mergeFields(tie: .local)),
+    ]
+
+    @Test(arguments: policies.indices)
+    func anUnconditionalRetryStaysUnconditional(_ index: Int) async throws {
+        let (name, policy) = Self.policies[index]
+        let remote = HostileRemote<Item>([item(1)], versionTags: false)
+        let device = try await FileDevice(remote, conflicts: policy)
+        try await device.repository.save(item(1, 2))  // made with no base: never pulled
+        remote.answerLate(next: 1)
+        await #expect(throws: RepositoryError.self) { try await device.repository.sync() }
+
+        try await device.repository.sync()
+        #expect(remote.releaseLateWrites() == 1)
+        #expect(remote.timesApplied(item(1, 2)) == 1, "\(name): \(remote.requests)")
+        #expect(remote.overapplied.isEmpty, "\(name): \(remote.overapplied)")
+        #expect(try await remote.fetch(id: 1) == item(1, 2), "\(name)")
+        #expect(try await device.outbox.changes().isEmpty, "\(name)")
+        try await device.close()
+    }
+}

@@ -138,6 +138,7 @@ import Testing
         var remote: Item?
         /// The key of the request that carried the change unanswered, if any (its own is "k1").
         var sentKey: String?
+        var sentCondition: SentCondition?
         var createsConditionally = true
         var expected: Bool
         var testDescription: String { name }
@@ -160,10 +161,16 @@ import Testing
             name: "a delete of an entity never synced", local: nil, base: nil, remote: nil, expected: false),
         CreateRow(
             name: "a create sent alone under its key, unanswered, and absent still", local: v1, base: nil,
-            remote: nil, sentKey: "k1", expected: true),
+            remote: nil, sentKey: "k1", sentCondition: .ifAbsent, expected: true),
         CreateRow(
             name: "a create sent alone under its key, unanswered, a copy there now (the same request again)",
-            local: v1, base: nil, remote: v2, sentKey: "k1", expected: true),
+            local: v1, base: nil, remote: v2, sentKey: "k1", sentCondition: .ifAbsent, expected: true),
+        CreateRow(
+            name: "a plain save over an untagged copy, unanswered, the copy there still (a plain save again)",
+            local: v1, base: nil, remote: v2, sentKey: "k1", expected: false),
+        CreateRow(
+            name: "a plain save over an untagged copy, unanswered, no copy now (a plain save again)",
+            local: v1, base: nil, remote: nil, sentKey: "k1", expected: false),
         CreateRow(
             name: "a new entity sent in a batch, unanswered (the batch goes again whole)", local: v1,
             base: nil,
@@ -174,11 +181,13 @@ import Testing
     ]
 
     /// Which changes go as a create the remote refuses once it holds a copy of the ID: a save
-    /// made on no remote version that found none, and such a create sent before, unanswered.
+    /// made on no remote version that found none, and such a create sent before, unanswered;
+    /// a plain save sent before, unanswered, goes again as the plain save it was.
     @Test(arguments: createRows)
     func aChangeWithNoBaseThatFoundNoCopyGoesAsACreateIfAbsent(_ row: CreateRow) {
         var record = Self.change(row.local, base: row.base)
         record.sentKey = row.sentKey
+        record.sentCondition = row.sentCondition
         let creates = Plan.createsIfAbsent(
             record, remote: row.remote, createsConditionally: row.createsConditionally)
         #expect(creates == row.expected)
