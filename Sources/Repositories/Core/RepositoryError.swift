@@ -37,7 +37,7 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         /// The codes this version knows; the struct around it keeps the set open.
         private enum Base: String, Sendable, Hashable, CaseIterable {
             case notFound, unavailable, timedOut, circuitOpen, rejected, conflict, locked, corrupted
-            case encodingFailed, decodingFailed, closed, partiallyApplied, writtenByNewerVersion
+            case encodingFailed, decodingFailed, closed, partiallyApplied, writtenByNewerVersion, cursorExpired
         }
 
         private let base: Base
@@ -97,6 +97,11 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         /// The stored data was written by a newer version of the app's entity than this app
         /// knows (see ``Migrations``); nothing was changed, so updating the app reads it.
         public static let writtenByNewerVersion = Code(.writtenByNewerVersion)
+        /// A change feed cannot answer from the cursor given (``ChangeFeedRepository``): it is
+        /// older than the deletions the store still remembers, or was issued by another store
+        /// (one rebuilt, restored, or a different server). Read the whole collection again and
+        /// take a new cursor; an offline-first sync does so by itself.
+        public static let cursorExpired = Code(.cursorExpired)
     }
 
     /// The category of this failure.

@@ -18,6 +18,11 @@ import Synchronization
 /// `fetch(id:)`, `fetch(ids:)` and `save` count as uses, while `fetchAll()`, queries and
 /// `count()` do not.
 ///
+/// It has a change feed (``ChangeFeedRepository``): every save and delete gets a number, so
+/// an offline-first device syncing with it as its remote (a test's server, a prototype's)
+/// pulls only what changed since its last sync. An entity the capacity evicts counts as
+/// deleted.
+///
 /// Nothing is lost to a failure here (no operation throws but on a negative query bound),
 /// but everything is lost when the process ends: for data that must survive, use
 /// `FileRepository` or `SQLiteRepository`.
@@ -30,13 +35,16 @@ where Entity.ID: Sendable {
 
     /// Creates an empty repository that keeps every entity.
     public init() {
-        storage = Mutex(_InMemoryStorage(capacity: nil))
+        var initial = _InMemoryStorage<Entity>(capacity: nil)
+        initial.changeLog = _ChangeLog()
+        storage = Mutex(initial)
     }
 
     /// Creates a repository holding `entities`, in their order; a later entity with a
     /// repeated ID replaces the earlier one in its place.
     public init(_ entities: some Sequence<Entity>) {
         var initial = _InMemoryStorage<Entity>(capacity: nil)
+        initial.changeLog = _ChangeLog()
         for entity in entities { initial.upsert(entity) }
         storage = Mutex(initial)
     }
@@ -48,7 +56,9 @@ where Entity.ID: Sendable {
     public init(capacity: Int) {
         precondition(
             capacity > 0, "InMemoryRepository(capacity:) needs a capacity above zero, got \(capacity)")
-        storage = Mutex(_InMemoryStorage(capacity: capacity))
+        var initial = _InMemoryStorage<Entity>(capacity: capacity)
+        initial.changeLog = _ChangeLog()
+        storage = Mutex(initial)
     }
 
     /// The most entities kept at once, or `nil` when there is no limit.

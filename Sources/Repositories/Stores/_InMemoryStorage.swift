@@ -38,6 +38,8 @@ struct _InMemoryStorage<Entity: Identifiable> {
     @usableFromInline var recency: [Link] = []
     @usableFromInline var mostRecent = -1
     @usableFromInline var leastRecent = -1
+    /// The change feed's log, kept by an ``InMemoryRepository`` (a store's index has none).
+    @usableFromInline var changeLog: _ChangeLog<ID>?
 
     @inlinable init(capacity: Int?) {
         self.capacity = capacity
@@ -100,6 +102,7 @@ struct _InMemoryStorage<Entity: Identifiable> {
     @inlinable
     mutating func upsert(_ entity: Entity) {
         let id = entity.id
+        changeLog?.record(id)
         if entities.updateValue(entity, forKey: id) != nil {
             if capacity != nil, let slot = slots[id] { touch(slot) }
             return
@@ -127,11 +130,15 @@ struct _InMemoryStorage<Entity: Identifiable> {
         guard entities.removeValue(forKey: id) != nil, let slot = slots.removeValue(forKey: id) else {
             return
         }
+        changeLog?.recordDeletion(id)
         vacate(slot)
     }
 
     @inlinable
     mutating func removeAll() {
+        if changeLog != nil {
+            for case let id? in order where entities[id] != nil { changeLog?.recordDeletion(id) }
+        }
         entities.removeAll(keepingCapacity: true)
         slots.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
@@ -155,6 +162,7 @@ struct _InMemoryStorage<Entity: Identifiable> {
         guard slot != Self.none, let id = order[slot] else { return }
         entities.removeValue(forKey: id)
         slots.removeValue(forKey: id)
+        changeLog?.recordDeletion(id)
         vacate(slot)
     }
 
