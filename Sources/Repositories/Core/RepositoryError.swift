@@ -37,7 +37,8 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         /// The codes this version knows; the struct around it keeps the set open.
         private enum Base: String, Sendable, Hashable, CaseIterable {
             case notFound, unavailable, timedOut, circuitOpen, rejected, conflict, locked, corrupted
-            case encodingFailed, decodingFailed, closed, partiallyApplied, writtenByNewerVersion, cursorExpired
+            case encodingFailed, decodingFailed, closed, partiallyApplied, writtenByNewerVersion,
+                cursorExpired
         }
 
         private let base: Base
