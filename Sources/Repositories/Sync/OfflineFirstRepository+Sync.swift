@@ -36,7 +36,7 @@ extension OfflineFirstRepository {
     // MARK: Push
 
     private typealias Record = OutboxRecord<Entity>
-    private typealias Plan = SyncPlan<Entity>
+    typealias Plan = SyncPlan<Entity>
     private typealias Outgoing = Plan.Outgoing
 
     /// How often a conditional write refused because the remote changed meanwhile is
@@ -447,26 +447,5 @@ extension OfflineFirstRepository {
             case .create(let entity): try await tagging.saveIfAbsent(entity)
             }
         }
-    }
-
-    // MARK: Pull
-
-    private func pull(_ tally: SyncTally<ID>) async throws {
-        tally.requested()
-        let values = try await remote.fetchAll()
-        let received = try await engine.write(.all) { [outbox, local] in
-            let pending = Set(try await outbox.records().map(\.id))
-            let current = try await local.fetchAll()
-            let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-            let changed = values.filter { !pending.contains($0.id) && !Plan.same(copies[$0.id], $0) }
-            _OfflineFirstTestHooks.reached(.pulling)
-            if !changed.isEmpty { try await local.save(contentsOf: changed) }
-            let remoteIDs = Set(values.map(\.id))
-            let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
-            _OfflineFirstTestHooks.reached(.pulling)
-            if !gone.isEmpty { try await local.delete(ids: gone) }
-            return changed.count + gone.count
-        }
-        tally.received(received)
     }
 }

@@ -14,9 +14,12 @@ import Synchronization
 /// record is dropped on open; any other damage makes opening throw `corrupted` with the
 /// file untouched; a second process opening the same outbox gets `locked`.
 ///
-/// Beside its file the outbox keeps two more: the conflicts a sync settled until the app
+/// Beside its file the outbox keeps three more: the conflicts a sync settled until the app
 /// acknowledges them (the name with `.conflicts` added, a journal with the same
-/// guarantees), and the time of the last sync (`.synced`). Move or delete them together.
+/// guarantees), the time of the last sync (`.synced`), and the cursor of the remote's change
+/// feed up to which the local store holds the remote's changes (`.cursor`, when the remote
+/// has a feed). Move or delete them together, with the local store: a cursor kept beside an
+/// emptied local store would make the next syncs ask only for what changed since.
 ///
 /// A later change to an ID replaces the queued one (a delete replaces a save), keeping the
 /// base it was first made on and taking a new idempotency key. Only an
@@ -37,6 +40,8 @@ where Entity.ID: Codable & Sendable {
     private let revisions: RevisionCounter
     private let broadcaster = ChangeBroadcaster<[PendingChange<Entity>]>()
     private let syncedAt: Mutex<Date?>
+    /// The cursor of the last page of the remote's change feed the local store took.
+    let pullCursor: PullCursorFile
 
     /// The file beside the outbox that keeps when a sync last finished.
     private var syncedAtURL: URL { store.fileURL.appendingPathExtension("synced") }
@@ -99,6 +104,7 @@ where Entity.ID: Codable & Sendable {
             let highest = try await store.fetchAll().map(\.revision).max() ?? 0
             revisions = RevisionCounter(after: highest)
             syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
+            pullCursor = try PullCursorFile(url: store.fileURL.appendingPathExtension("cursor"))
         } catch {
             // Opening failed half way: let go of the outbox's file, so a fix and a retry can open it.
             try await store.close()

@@ -2,8 +2,8 @@
 /// conflicts it settled, the changes the remote refused, and what it cost.
 ///
 /// ``OfflineFirstRepository/sync()`` returns one from each sync (discardable).
-/// ``description`` is a line for a log or a debug screen: "sent 3, confirmed 3, received 5 (full pull), 1 conflict, 0 rejected,
-/// 4 requests, 0.25 s".
+/// ``description`` is a line for a log or a debug screen: "sent 3, confirmed 3, received 5
+/// (incremental pull), 1 conflict, 0 rejected, 4 requests, 0.25 s".
 ///
 /// Generic over the entity's ID, so a screen finds an entity's refusal with its own ID, as
 /// in ``OfflineSnapshot/rejections``: `report.rejections[note.id]`.
@@ -23,9 +23,15 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var rejections: [ID: RepositoryError]
     /// How many calls the sync made to the remote: reads, writes and the pull.
     public var requests: Int
-    /// Whether the pull asked only for what changed since the last one; `false` when it read
-    /// the remote's whole collection (every pull does today).
+    /// Whether the pull asked only for what changed since the last one, through the remote's
+    /// change feed (``ChangeFeedRepository``); `false` when it read the remote's whole
+    /// collection, and ``fullPullReason`` says why.
     public var pullWasIncremental: Bool
+    /// Why the pull read the remote's whole collection: the remote has no change feed, this
+    /// device had no cursor yet (its first sync through the feed), or the feed refused the
+    /// cursor as expired. `nil` when the pull was incremental, or when the sync ended before
+    /// it pulled.
+    public var fullPullReason: String?
     /// How long the sync took, waiting for its turn excluded.
     public var duration: Duration
 
@@ -33,7 +39,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public init(
         sent: Int = 0, confirmed: Int = 0, received: Int = 0, conflictedIDs: Set<ID> = [],
         rejections: [ID: RepositoryError] = [:], requests: Int = 0, pullWasIncremental: Bool = false,
-        duration: Duration = .zero
+        fullPullReason: String? = nil, duration: Duration = .zero
     ) {
         self.sent = sent
         self.confirmed = confirmed
@@ -42,13 +48,14 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         self.rejections = rejections
         self.requests = requests
         self.pullWasIncremental = pullWasIncremental
+        self.fullPullReason = fullPullReason
         self.duration = duration
     }
 
-    /// The report in one line: "sent 3, confirmed 2, received 5 (full pull), 1 conflict,
-    /// 1 rejected, 4 requests, 0.25 s".
+    /// The report in one line: "sent 3, confirmed 2, received 5 (full pull: the remote has no
+    /// change feed), 1 conflict, 1 rejected, 4 requests, 0.25 s".
     public var description: String {
-        let pull = pullWasIncremental ? "incremental pull" : "full pull"
+        let pull = pullWasIncremental ? "incremental pull" : "full pull" + (fullPullReason.map { ": \($0)" } ?? "")
         let conflicts = conflictedIDs.count == 1 ? "1 conflict" : "\(conflictedIDs.count) conflicts"
         let requests = requests == 1 ? "1 request" : "\(requests) requests"
         let (seconds, attoseconds) = duration.components

@@ -10,6 +10,8 @@ final class SyncTally<ID: Hashable & Sendable>: Sendable {
         var conflicted: Set<ID> = []
         var rejections: [ID: RepositoryError] = [:]
         var requests = 0
+        var pullWasIncremental = false
+        var fullPullReason: String?
     }
 
     private let counts = Mutex(Counts())
@@ -32,13 +34,23 @@ final class SyncTally<ID: Hashable & Sendable>: Sendable {
     /// The pull saved or deleted `count` entities here.
     func received(_ count: Int) { counts.withLock { $0.received += count } }
 
+    /// The pull asked only for what changed (`reason` `nil`), or read the whole collection
+    /// for `reason`.
+    func pulled(fullPullReason reason: String?) {
+        counts.withLock { counts in
+            counts.pullWasIncremental = reason == nil
+            counts.fullPullReason = reason
+        }
+    }
+
     /// The report of the sync, which took `duration`.
     func report(duration: Duration) -> SyncReport<ID> {
         counts.withLock { counts in
             SyncReport(
                 sent: counts.sent.count, confirmed: counts.confirmed, received: counts.received,
                 conflictedIDs: counts.conflicted, rejections: counts.rejections, requests: counts.requests,
-                pullWasIncremental: false, duration: duration)
+                pullWasIncremental: counts.pullWasIncremental, fullPullReason: counts.fullPullReason,
+                duration: duration)
         }
     }
 }

@@ -1,0 +1,105 @@
+extension OfflineFirstRepository {
+    /// How many IDs the pull asks the remote's change feed for in one page.
+    static var pullPageSize: Int { 500 }
+
+    /// Brings the remote's changes into the local store, keeping every entity that has a
+    /// pending change: through the remote's change feed, from the cursor kept with the
+    /// outbox, when the remote has one (``ChangeFeedRepository``); else, or without a cursor,
+    /// or when the feed refuses it as expired, by reading the whole collection.
+    func pull(_ tally: SyncTally<ID>) async throws {
+        guard let feed = remote as? any ChangeFeedRepository<Entity, ID> else {
+            tally.requested()
+            try await replaceLocal(with: try await remote.fetchAll(), tally)
+            return tally.pulled(fullPullReason: "the remote has no change feed")
+        }
+        guard let cursor = outbox.pullCursor.current else {
+            try await pullFromTheStart(of: feed, tally)
+            return tally.pulled(fullPullReason: "no cursor yet: the first pull through the remote's change feed")
+        }
+        do {
+            try await pullChanges(of: feed, after: cursor, tally)
+            tally.pulled(fullPullReason: nil)
+        } catch let error as RepositoryError where error.code == .cursorExpired {
+            try await pullFromTheStart(of: feed, tally)
+            tally.pulled(fullPullReason: "the remote's change feed refused the cursor as expired (\(error.reason))")
+        }
+    }
+
+    /// Applies the feed's pages after `cursor`, keeping the cursor of each once it is applied:
+    /// a crash in between applies that page again, which changes nothing.
+    private func pullChanges(
+        of feed: any ChangeFeedRepository<Entity, ID>, after cursor: SyncCursor, _ tally: SyncTally<ID>
+    ) async throws {
+        var cursor = cursor
+        while true {
+            tally.requested()
+            let page = try await feed.changes(since: cursor, limit: Self.pullPageSize)
+            tally.received(try await apply(page))
+            try outbox.pullCursor.keep(page.next)
+            cursor = page.next
+            guard page.hasMore else { return }
+        }
+    }
+
+    /// Reads the feed from its start (every entity) to its end, then makes the local store
+    /// the remote's collection, as a pull without a feed does, and keeps the last cursor.
+    /// Nothing is kept until the end: an entity the local store holds and the remote does
+    /// not is known only once every page is read.
+    private func pullFromTheStart(of feed: any ChangeFeedRepository<Entity, ID>, _ tally: SyncTally<ID>)
+        async throws
+    {
+        var cursor: SyncCursor?
+        var order: [ID] = []
+        var entities: [ID: Entity] = [:]
+        while true {
+            tally.requested()
+            let page = try await feed.changes(since: cursor, limit: Self.pullPageSize)
+            for entity in page.saved {
+                if entities.updateValue(entity, forKey: entity.id) == nil { order.append(entity.id) }
+            }
+            for id in page.deleted { entities.removeValue(forKey: id) }
+            cursor = page.next
+            guard page.hasMore else { break }
+        }
+        try await replaceLocal(with: order.compactMap { entities[$0] }, tally)
+        if let cursor { try outbox.pullCursor.keep(cursor) }
+    }
+
+    /// Makes the local store hold `values`, the remote's whole collection, except where a
+    /// change is pending.
+    private func replaceLocal(with values: [Entity], _ tally: SyncTally<ID>) async throws {
+        let received = try await engine.write(.all) { [outbox, local] in
+            let pending = Set(try await outbox.records().map(\.id))
+            let current = try await local.fetchAll()
+            let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let changed = values.filter { !pending.contains($0.id) && !Plan.same(copies[$0.id], $0) }
+            _OfflineFirstTestHooks.reached(.pulling)
+            if !changed.isEmpty { try await local.save(contentsOf: changed) }
+            let remoteIDs = Set(values.map(\.id))
+            let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
+            _OfflineFirstTestHooks.reached(.pulling)
+            if !gone.isEmpty { try await local.delete(ids: gone) }
+            return changed.count + gone.count
+        }
+        tally.received(received)
+    }
+
+    /// Applies one page of the feed to the local store, except where a change is pending;
+    /// returns how many entities it saved or deleted here.
+    private func apply(_ page: ChangePage<Entity, ID>) async throws -> Int {
+        let ids = page.saved.map(\.id) + page.deleted
+        guard !ids.isEmpty else { return 0 }
+        return try await engine.write(.all) { [outbox, local] in
+            let pending = try await outbox.records(ids)
+            let copies = Dictionary(
+                try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let changed = page.saved.filter { pending[$0.id] == nil && !Plan.same(copies[$0.id], $0) }
+            _OfflineFirstTestHooks.reached(.pulling)
+            if !changed.isEmpty { try await local.save(contentsOf: changed) }
+            let gone = page.deleted.filter { pending[$0] == nil && copies[$0] != nil }
+            _OfflineFirstTestHooks.reached(.pulling)
+            if !gone.isEmpty { try await local.delete(ids: gone) }
+            return changed.count + gone.count
+        }
+    }
+}
