@@ -185,3 +185,12 @@ public final class FaultInjectingRepository<Base: Repository>: Repository {
         try await intercept(.deleteIDs) { try await base.delete(ids: ids) }
     }
 }
+
+extension FaultInjectingRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
+    /// Reads a page of ``base``'s change feed unless a fault is due; a page counts as a
+    /// `fetchAll()` (the pull's read), so the faults and latency set for that operation
+    /// apply to it too.
+    public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        try await intercept(.fetchAll) { try await base.changes(since: cursor, limit: limit) }
+    }
+}

@@ -203,3 +203,16 @@ final class _SyncLink<Base: Repository>: Repository, Sendable {
         try await write(ids.map { ($0, nil) }) { try await base.deleteAll() }
     }
 }
+
+extension _SyncLink: ChangeFeedRepository where Base: ChangeFeedRepository {
+    /// A page of the remote's feed, when the device is online; the answer may be lost, as a
+    /// write's may, and then the page is not applied and its cursor not kept.
+    func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        try reach()
+        let page = try await base.changes(since: cursor, limit: limit)
+        if strikes(weather.lostAnswerProbability) {
+            throw RepositoryError.unavailable("SyncConformance: the page of changes was lost on its way")
+        }
+        return page
+    }
+}
