@@ -14,14 +14,16 @@ extension OfflineFirstRepository {
         }
         guard let cursor = outbox.pullCursor.current else {
             try await pullFromTheStart(of: feed, tally)
-            return tally.pulled(fullPullReason: "no cursor yet: the first pull through the remote's change feed")
+            return tally.pulled(
+                fullPullReason: "no cursor yet: the first pull through the remote's change feed")
         }
         do {
             try await pullChanges(of: feed, after: cursor, tally)
             tally.pulled(fullPullReason: nil)
         } catch let error as RepositoryError where error.code == .cursorExpired {
             try await pullFromTheStart(of: feed, tally)
-            tally.pulled(fullPullReason: "the remote's change feed refused the cursor as expired (\(error.reason))")
+            tally.pulled(
+                fullPullReason: "the remote's change feed refused the cursor as expired (\(error.reason))")
         }
     }
 

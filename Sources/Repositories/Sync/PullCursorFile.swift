@@ -46,7 +46,8 @@ final class PullCursorFile: Sendable {
         } catch {
             throw RepositoryError(
                 .unavailable, reason: "The cursor of the remote's change feed could not be kept",
-                recovery: "Check the disk (space, permissions); the next sync asks again from the older cursor",
+                recovery:
+                    "Check the disk (space, permissions); the next sync asks again from the older cursor",
                 location: url.path, underlying: error)
         }
         self.cursor.withLock { $0 = cursor }

@@ -55,7 +55,8 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     /// The report in one line: "sent 3, confirmed 2, received 5 (full pull: the remote has no
     /// change feed), 1 conflict, 1 rejected, 4 requests, 0.25 s".
     public var description: String {
-        let pull = pullWasIncremental ? "incremental pull" : "full pull" + (fullPullReason.map { ": \($0)" } ?? "")
+        let pull =
+            pullWasIncremental ? "incremental pull" : "full pull" + (fullPullReason.map { ": \($0)" } ?? "")
         let conflicts = conflictedIDs.count == 1 ? "1 conflict" : "\(conflictedIDs.count) conflicts"
         let requests = requests == 1 ? "1 request" : "\(requests) requests"
         let (seconds, attoseconds) = duration.components
