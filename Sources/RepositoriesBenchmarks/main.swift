@@ -47,6 +47,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("growth", BenchmarkRun.growthFigures),
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
+    ("incremental sync", BenchmarkRun.incrementalSyncFigures),
     ("migrations", BenchmarkRun.migrationFigures),
     ("codec", BenchmarkRun.codecFigures),
 ]

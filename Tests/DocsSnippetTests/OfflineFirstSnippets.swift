@@ -71,8 +71,16 @@ struct OfflineFirstSnippets {
         if let refusal = report.rejections[note.id] {
             fieldErrors = refusal.fieldErrors  // beside each field of the form
         }
-        print(report)  // "sent 3, confirmed 3, received 5 (full pull), 1 conflict, …"
+        print(report)  // "sent 3, confirmed 3, received 5 (incremental pull), 1 conflict, …"
         return fieldErrors
+    }
+
+    /// "Pulling only what changed": why a pull read the whole collection.
+    func fullPull(notes: some SyncingRepository<Note, UUID>) async throws {
+        let report = try await notes.sync()
+        if !report.pullWasIncremental {
+            print("full pull: \(report.fullPullReason ?? "")")  // "the remote has no change feed"
+        }
     }
 
     /// "What is kept of a conflict": the conflicts kept, shown and acknowledged.
