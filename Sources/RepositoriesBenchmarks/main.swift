@@ -48,6 +48,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),
+    ("observers", BenchmarkRun.observerFigures),
     ("migrations", BenchmarkRun.migrationFigures),
     ("codec", BenchmarkRun.codecFigures),
 ]

@@ -11,7 +11,7 @@ import Foundation
 final class ConflictLog<Entity: Codable & Identifiable & Sendable>: Sendable
 where Entity.ID: Codable & Sendable {
     private let store: FileRepository<StoredConflict<Entity, Entity.ID>>
-    private let broadcaster = ChangeBroadcaster<[SyncConflict<Entity>]>()
+    private let signals = ChangeBroadcaster<Void>()
 
     /// Opens the log at `fileURL`, creating it when absent.
     ///
@@ -35,7 +35,7 @@ where Entity.ID: Codable & Sendable {
 
     /// The conflicts now, then after every change to them.
     func updates() -> AsyncStream<[SyncConflict<Entity>]> {
-        broadcaster.currentThenUpdates { [weak self] in
+        signals.readOnEverySignal { [weak self] in
             guard let self else { throw CancellationError() }
             return try await self.all()
         }
@@ -45,17 +45,15 @@ where Entity.ID: Codable & Sendable {
     func keep(_ conflict: SyncConflict<Entity>) async throws {
         guard try await store.fetch(id: conflict.id) == nil else { return }
         try await store.save(StoredConflict(conflict))
-        try await publish()
+        publish()
     }
 
     /// Forgets the conflict `id`; one not kept (acknowledged already) is no error.
     func acknowledge(_ id: UUID) async throws {
         try await store.delete(id: id)
-        try await publish()
+        publish()
     }
 
-    private func publish() async throws {
-        guard broadcaster.subscriberCount > 0 else { return }
-        broadcaster.send(try await all())
-    }
+    /// Tells the streams of ``updates()`` to read the conflicts again.
+    private func publish() { signals.send(()) }
 }

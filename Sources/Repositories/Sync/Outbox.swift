@@ -38,7 +38,7 @@ where Entity.ID: Codable & Sendable {
     /// Orders read-modify-writes of one ID's record.
     private let lock = KeyedAsyncLock<Entity.ID>()
     private let revisions: RevisionCounter
-    private let broadcaster = ChangeBroadcaster<[PendingChange<Entity>]>()
+    private let signals = ChangeBroadcaster<Void>()
     private let syncedAt: Mutex<Date?>
     /// The cursor of the last page of the remote's change feed the local store took.
     let pullCursor: PullCursorFile
@@ -163,7 +163,7 @@ where Entity.ID: Codable & Sendable {
     /// The pending changes now, then again after every change to them: for a badge, or a
     /// "3 changes waiting" line. The stream ends when the outbox cannot be read (closed).
     public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
-        broadcaster.currentThenUpdates { [store] in try await store.fetchAll().map(\.change) }
+        signals.readOnEverySignal { [store] in try await store.fetchAll().map(\.change) }
     }
 
     // MARK: For the offline-first repository
@@ -212,7 +212,7 @@ where Entity.ID: Codable & Sendable {
             var seen = Set<Entity.ID>()
             let batch = ids.filter { seen.insert($0).inserted }.compactMap { latest[$0] }
             try await store.save(contentsOf: batch)
-            try await publish()
+            publish()
             return Undo(previous: Array(existing.values), added: fresh)
         }
     }
@@ -275,7 +275,7 @@ where Entity.ID: Codable & Sendable {
         try await lock.withLock(.keys(Set(ids))) {
             if !undo.added.isEmpty { try await store.delete(ids: undo.added) }
             if !undo.previous.isEmpty { try await store.save(contentsOf: undo.previous) }
-            try await publish()
+            publish()
         }
     }
 
@@ -303,7 +303,7 @@ where Entity.ID: Codable & Sendable {
             }
             if !done.isEmpty { try await store.delete(ids: done) }
             if !rebased.isEmpty { try await store.save(contentsOf: rebased) }
-            try await publish()
+            publish()
         }
     }
 
@@ -410,7 +410,7 @@ where Entity.ID: Codable & Sendable {
             record.attempts = 0
             record.lastError = nil
             try await store.save(record)
-            try await publish()
+            publish()
         }
     }
 
@@ -420,7 +420,7 @@ where Entity.ID: Codable & Sendable {
             let current = try await self.records(records.map(\.id))
             let stale = records.filter { current[$0.id]?.revision == $0.revision }.map(\.id)
             if !stale.isEmpty { try await store.delete(ids: stale) }
-            try await publish()
+            publish()
         }
     }
 
@@ -430,7 +430,7 @@ where Entity.ID: Codable & Sendable {
         try await lock.withLock(.key(id)) {
             try await restore()
             try await store.delete(id: id)
-            try await publish()
+            publish()
         }
     }
 
@@ -443,7 +443,7 @@ where Entity.ID: Codable & Sendable {
                 return now
             }
             if !updated.isEmpty { try await store.save(contentsOf: updated) }
-            try await publish()
+            publish()
         }
     }
 
@@ -461,10 +461,9 @@ where Entity.ID: Codable & Sendable {
         return revision
     }
 
-    private func publish() async throws {
-        guard broadcaster.subscriberCount > 0 else { return }
-        broadcaster.send(try await store.fetchAll().map(\.change))
-    }
+    /// Tells the streams of ``pendingChanges()`` to read the changes again (on their own
+    /// tasks, when their consumers are ready: a write does not wait for them).
+    private func publish() { signals.send(()) }
 }
 
 /// Hands out increasing revisions, continuing after the highest one on disk; `nil` once
