@@ -77,6 +77,20 @@ import Testing
         try await device.close()
     }
 
+    /// A sync with nothing to send, when nothing changed on the remote, is one request: one
+    /// empty page of the feed.
+    @Test func aSyncWithNothingToDoIsOneRequest() async throws {
+        let remote = CountingFeed(Self.collection(3_000))
+        let device = try await FileDevice(remote)
+        try await device.repository.sync()
+        remote.resetCounts()
+        let report = try await device.repository.sync()
+        #expect(report.requests == 1, "\(report)")
+        #expect(report.received == 0)
+        #expect(remote.served == .init(entitiesServed: 0, fetchAllCalls: 0, pageCalls: 1))
+        try await device.close()
+    }
+
     /// A remote without a feed is read whole every time, and the report says why.
     @Test func aRemoteWithoutAFeedIsReadWhole() async throws {
         let remote = HostileRemote<Item>(Self.collection(10))
