@@ -197,6 +197,32 @@ where Entity.ID: Codable & Sendable {
                 location: location)
         }
         try await perform { connection in try connection.execute(script: table.createIndex) }
+        try await prepareFeed()
+    }
+
+    /// Creates the change feed's tables, or checks the log's shape, logs the rows the log
+    /// lacks, and prunes the tombstones older than the options' retention.
+    private func prepareFeed() async throws {
+        let table = self.table
+        let found = try await perform { connection in
+            let result = try connection.query(PostgresTable.describeSQL, [table.quotedLog])
+            return (0..<result.rowCount).map { row in
+                (0..<7).map { result.text(row, $0) ?? "" }
+            }
+        }
+        let columns = found.map { $0[1...].joined(separator: " ") }
+        guard found.isEmpty || (found[0][0] == "r" && columns == table.expectedLogColumns) else {
+            let described = found.map { "\($0[1]) \($0[2])" }.joined(separator: ", ")
+            throw RepositoryError(
+                .rejected,
+                reason:
+                    "\(table.quotedLog) exists with another shape (\(described)), so PostgresRepository cannot keep its change feed there; it was left unchanged",
+                recovery:
+                    "Pass another tableName in PostgresOptions, or move that table aside; the change log needs \(table.expectedLogShape)",
+                location: location)
+        }
+        try await perform { connection in try connection.execute(script: table.createFeed) }
+        try await pruneTombstones()
     }
 
     // MARK: Running statements
