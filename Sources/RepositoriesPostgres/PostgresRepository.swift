@@ -96,8 +96,9 @@ import Repositories
 /// rows committed between the cursor's snapshot and the current one, in `(xid, change)`
 /// order. A transaction still running when a page is read is delivered by a later page,
 /// never passed over, and nothing waits for the server's oldest transaction: a write is in
-/// the feed once it commits. A transaction left open on the server (even an idle one) makes
-/// each page scan the log written since it began, so the feed slows but does not stall.
+/// the feed once it commits. A transaction that wrote and is left open on the server (even
+/// idle) makes each page scan the log written since it began, so the feed slows but does not
+/// stall.
 ///
 /// Tombstones are kept for ``PostgresOptions/tombstoneRetention`` (all of them by default),
 /// pruned at open and by ``pruneTombstones(olderThan:)``; a cursor older than a pruned
@@ -105,9 +106,9 @@ import Repositories
 ///
 /// Opening a table an earlier release created makes the two tables and logs every row, in
 /// one transaction under the table's advisory lock. An earlier release still opens the table
-/// (it checks only the entity table), but its writes bypass the log: the rows it inserts are
-/// logged at this release's next open; its updates and deletes reach the feed only when the ID
-/// is written again through this release.
+/// (it checks only the entity table), but its writes bypass the log: the rows it inserts and
+/// deletes reach the feed at this release's next open; its updates only when the ID is
+/// written again through this release.
 ///
 /// ## Errors
 ///

@@ -41,10 +41,11 @@ extension PostgresTable {
         """
     }
 
-    /// Creates the feed's tables and indexes when missing, and logs every entity row the log
+    /// Creates the feed's tables and indexes when missing, logs every entity row the log
     /// lacks (all of them for a table an earlier release created; those inserted by one
-    /// since), in one transaction under the table's advisory lock, so no reader ever sees a
-    /// log without them.
+    /// since), and makes a tombstone of every logged row whose entity is gone (deleted by an
+    /// earlier release), in one transaction under the table's advisory lock, so no reader
+    /// ever sees a log without them.
     var createFeed: String {
         """
         BEGIN;
@@ -65,6 +66,8 @@ extension PostgresTable {
             SELECT e.id, pg_current_xact_id(), false, now() FROM \(quotedName) e
             WHERE NOT EXISTS (SELECT 1 FROM \(quotedLog) l WHERE l.id = e.id) ORDER BY e.seq
             ON CONFLICT (id) DO NOTHING;
+        UPDATE \(quotedLog) l SET xid = pg_current_xact_id(), change = DEFAULT, deleted = true, at = now()
+            WHERE NOT l.deleted AND NOT EXISTS (SELECT 1 FROM \(quotedName) e WHERE e.id = l.id);
         COMMIT;
         """
     }
