@@ -33,7 +33,10 @@ public struct PostgresOptions: Sendable {
     /// When set, the repository prunes older tombstones when it opens, and
     /// ``PostgresRepository/pruneTombstones(olderThan:)`` prunes them when called; a reader
     /// whose cursor is older than a pruned tombstone gets `cursorExpired` and reads everything
-    /// again. Choose it longer than a device may stay offline.
+    /// again. Choose it longer than a device may stay offline, and longer than any transaction
+    /// runs: to tell whether a cursor had a pruned tombstone, the feed compares the newest
+    /// pruned one with the oldest transaction running when the cursor was issued, so a cursor
+    /// issued while a transaction older than that tombstone still ran is refused too.
     public var tombstoneRetention: Duration?
 
     /// Makes the encoder that turns an entity into the JSON stored in its row. Called once,

@@ -107,6 +107,10 @@ extension PostgresRepository: ChangeFeedRepository {
         guard asked.origin == read.origin else {
             throw expired(cursor, "another feed issued it (this one is \(read.origin))")
         }
+        // Every transaction below the cursor's xmin had ended and is visible to it, so every
+        // pruned tombstone was delivered when the newest is below it. Sound, and a little
+        // strict: a transaction older than that tombstone still running when the cursor was
+        // issued expires it too.
         guard read.prunedThrough == 0 || read.prunedThrough < asked.delivered.xmin else {
             throw expired(
                 cursor,

@@ -149,9 +149,15 @@ import Testing
 
     /// Tombstones older than the retention are pruned, by the method and at open; a cursor
     /// from before a pruned tombstone is refused, a new one is answered.
+    ///
+    /// On a server of its own: a cursor issued while a transaction older than the newest
+    /// pruned tombstone runs is refused too (the bound is compared with the cursor's oldest
+    /// running transaction), and with a retention of zero the other tests' transactions on
+    /// the shared server would be such transactions.
     @Test func pruningTombstonesExpiresTheCursorsFromBeforeThem() async throws {
         let table = PostgresStores.tableName("prune")
-        let server = try await PostgresTestServer.shared()
+        let server = try await PostgresTestServer.start()
+        defer { server.stop() }
         let store = try await PostgresRepository<ConformanceEntity>(
             connectionString: server.connectionString,
             options: PostgresOptions(tableName: table, poolSize: 1, tombstoneRetention: .zero))
@@ -172,7 +178,9 @@ import Testing
 
         try await store.delete(id: 2)
         await store.close()
-        let kept = try await PostgresStores.make(ConformanceEntity.self, table: table)
+        let kept = try await PostgresRepository<ConformanceEntity>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: table, poolSize: 1)
+        )
         #expect(try await kept.changes(since: fresh.next, limit: 10).deleted == [2], "no retention: kept")
         await kept.close()
         let reopened = try await PostgresRepository<ConformanceEntity>(
