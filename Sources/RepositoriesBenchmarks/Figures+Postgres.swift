@@ -6,7 +6,8 @@ import RepositoriesTestSupport
 
 extension BenchmarkRun {
     /// Figure 8: `PostgresRepository` against raw libpq running the same prepared statement
-    /// (the upsert with its notification), with one writer and with eight.
+    /// (the upsert with its change-log entry and its notification), with one writer and with
+    /// eight.
     ///
     /// Both sides write to a private server this run starts (`initdb` in a temporary
     /// directory, `fsync` on, as a production server runs), take turns, and encode the same
@@ -81,8 +82,9 @@ extension BenchmarkRun {
     }
 }
 
-/// The baseline: one libpq connection running the repository's upsert as a prepared
-/// statement, with binary parameters, blocking the calling thread.
+/// The baseline: one libpq connection running the repository's upsert (with the change
+/// feed's log entry) as a prepared statement, with binary parameters, blocking the calling
+/// thread.
 final class RawPostgres: @unchecked Sendable {
     // @unchecked: each instance is used by one thread at a time.
     private let connection: OpaquePointer
@@ -95,7 +97,10 @@ final class RawPostgres: @unchecked Sendable {
         self.connection = connection
         let sql = """
             WITH w AS (INSERT INTO "\(table)" (id, body, version) VALUES ($1, $2, 1) \
-            ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = "\(table)".version + 1 RETURNING id) \
+            ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = "\(table)".version + 1 RETURNING id), \
+            l AS (INSERT INTO "\(table)_log" (id, xid, deleted, at) SELECT id, pg_current_xact_id(), false, now() FROM w \
+            ON CONFLICT (id) DO UPDATE SET xid = excluded.xid, change = DEFAULT, deleted = excluded.deleted, \
+            at = excluded.at) \
             SELECT pg_notify('\(table)_changes', CASE WHEN octet_length(p) <= 7900 THEN p ELSE '*' END) \
             FROM (SELECT json_agg(id)::text AS p FROM w) AS changed WHERE p IS NOT NULL
             """

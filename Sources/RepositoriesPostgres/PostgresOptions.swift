@@ -27,6 +27,18 @@ public struct PostgresOptions: Sendable {
     /// default. A `connect_timeout` in the connection string wins.
     public var connectTimeout: Duration
 
+    /// How long the change feed keeps the tombstone of a deleted ID, or `nil` (the default) to
+    /// keep every one.
+    ///
+    /// When set, the repository prunes older tombstones when it opens, and
+    /// ``PostgresRepository/pruneTombstones(olderThan:)`` prunes them when called; a reader
+    /// whose cursor is older than a pruned tombstone gets `cursorExpired` and reads everything
+    /// again. Choose it longer than a device may stay offline, and longer than any transaction
+    /// runs: to tell whether a cursor had a pruned tombstone, the feed compares the newest
+    /// pruned one with the oldest transaction running when the cursor was issued, so a cursor
+    /// issued while a transaction older than that tombstone still ran is refused too.
+    public var tombstoneRetention: Duration?
+
     /// Makes the encoder that turns an entity into the JSON stored in its row. Called once,
     /// when the repository opens.
     public var makeEncoder: @Sendable () -> JSONEncoder
@@ -40,12 +52,14 @@ public struct PostgresOptions: Sendable {
         tableName: String? = nil,
         poolSize: Int = 4,
         connectTimeout: Duration = .seconds(10),
+        tombstoneRetention: Duration? = nil,
         makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
         makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
     ) {
         self.tableName = tableName
         self.poolSize = poolSize
         self.connectTimeout = connectTimeout
+        self.tombstoneRetention = tombstoneRetention
         self.makeEncoder = makeEncoder
         self.makeDecoder = makeDecoder
     }

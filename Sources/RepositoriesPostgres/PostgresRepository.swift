@@ -17,7 +17,8 @@ import Repositories
 /// ## Storage
 ///
 /// Each repository owns one table (named after the entity type unless
-/// ``PostgresOptions/tableName`` says otherwise), created with its index when missing:
+/// ``PostgresOptions/tableName`` says otherwise), created with its index when missing, and
+/// the change feed's two tables beside it (see "Change feed"):
 ///
 /// | column | type | what it holds |
 /// |---|---|---|
@@ -67,6 +68,48 @@ import Repositories
 /// and ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)`` puts a cache in front of
 /// the repository that drops what any other connection changed.
 ///
+/// ## Change feed
+///
+/// The repository is a `ChangeFeedRepository`: ``changes(since:limit:)`` pages through what
+/// was saved and deleted after a `SyncCursor`, so a device pulls what changed, not the table.
+///
+/// ```swift
+/// var cursor: SyncCursor? = nil
+/// var more = true
+/// while more {
+///     let page = try await notes.changes(since: cursor, limit: 500)
+///     // apply page.saved and page.deleted, then keep page.next
+///     cursor = page.next
+///     more = page.hasMore
+/// }
+/// ```
+///
+/// The feed keeps its data in two tables of its own, so the entity table's shape does not
+/// change: `<table>_log`, one row per ID ever written (its writer's transaction ID from
+/// `pg_current_xact_id()`, a change number from an identity, a `deleted` flag for
+/// tombstones, a timestamp), and `<table>_feed`, one row with the feed's origin (a UUID every
+/// cursor names) and the newest pruned transaction. Every write statement upserts the log
+/// rows of the IDs it changed in the same statement as the entity rows.
+///
+/// Transaction IDs and change numbers are taken before commit, so commits come out of their
+/// order; a cursor holds a `pg_snapshot` rather than a number, and a page delivers the log
+/// rows committed between the cursor's snapshot and the current one, in `(xid, change)`
+/// order. A transaction still running when a page is read is delivered by a later page,
+/// never passed over, and nothing waits for the server's oldest transaction: a write is in
+/// the feed once it commits. A transaction that wrote and is left open on the server (even
+/// idle) makes each page scan the log written since it began, so the feed slows but does not
+/// stall.
+///
+/// Tombstones are kept for ``PostgresOptions/tombstoneRetention`` (all of them by default),
+/// pruned at open and by ``pruneTombstones(olderThan:)``; a cursor older than a pruned
+/// tombstone, or issued by another table's feed, throws `cursorExpired`.
+///
+/// Opening a table an earlier release created makes the two tables and logs every row, in
+/// one transaction under the table's advisory lock. An earlier release still opens the table
+/// (it checks only the entity table), but its writes bypass the log: the rows it inserts and
+/// deletes reach the feed at this release's next open; its updates only when the ID is
+/// written again through this release.
+///
 /// ## Errors
 ///
 /// Every failure is a `RepositoryError` whose `underlying` error, when PostgreSQL or libpq
@@ -92,6 +135,10 @@ import Repositories
 /// ### Changes made by other instances
 /// - ``changes()``
 /// - ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)``
+///
+/// ### Change feed
+/// - ``changes(since:limit:)``
+/// - ``pruneTombstones(olderThan:)``
 public final class PostgresRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
 where Entity.ID: Codable & Sendable {
     /// The type that identifies an entity.
@@ -197,6 +244,32 @@ where Entity.ID: Codable & Sendable {
                 location: location)
         }
         try await perform { connection in try connection.execute(script: table.createIndex) }
+        try await prepareFeed()
+    }
+
+    /// Creates the change feed's tables, or checks the log's shape, logs the rows the log
+    /// lacks, and prunes the tombstones older than the options' retention.
+    private func prepareFeed() async throws {
+        let table = self.table
+        let found = try await perform { connection in
+            let result = try connection.query(PostgresTable.describeSQL, [table.quotedLog])
+            return (0..<result.rowCount).map { row in
+                (0..<7).map { result.text(row, $0) ?? "" }
+            }
+        }
+        let columns = found.map { $0[1...].joined(separator: " ") }
+        guard found.isEmpty || (found[0][0] == "r" && columns == table.expectedLogColumns) else {
+            let described = found.map { "\($0[1]) \($0[2])" }.joined(separator: ", ")
+            throw RepositoryError(
+                .rejected,
+                reason:
+                    "\(table.quotedLog) exists with another shape (\(described)), so PostgresRepository cannot keep its change feed there; it was left unchanged",
+                recovery:
+                    "Pass another tableName in PostgresOptions, or move that table aside; the change log needs \(table.expectedLogShape)",
+                location: location)
+        }
+        try await perform { connection in try connection.execute(script: table.createFeed) }
+        try await pruneTombstones()
     }
 
     // MARK: Running statements

@@ -13,7 +13,8 @@ import Repositories
 /// CREATE INDEX "Note_seq" ON "Note" (seq);
 /// ```
 ///
-/// Every write statement notifies `<table>_changes` with the JSON array of the IDs it changed
+/// Every write statement also records each ID it changed in the table's change log, in the
+/// same statement (see `PostgresTable+Feed.swift`), and notifies `<table>_changes` with the JSON array of the IDs it changed
 /// (`[1,2]`, `["a","b"]`), or `*` when that would pass 7,900 bytes or the statement deleted
 /// everything; a statement that changed nothing notifies nothing. A notification is sent when
 /// its transaction commits, and only then.
@@ -135,7 +136,7 @@ struct PostgresTable: Sendable {
 
     // MARK: Statements
 
-    private func statement(_ name: String, _ sql: String, _ types: [UInt32]) -> PostgresStatement {
+    func statement(_ name: String, _ sql: String, _ types: [UInt32]) -> PostgresStatement {
         PostgresStatement(name: "repositories_\(name)", sql: sql, parameterTypes: types)
     }
 
@@ -171,7 +172,7 @@ struct PostgresTable: Sendable {
     var upsert: PostgresStatement {
         statement(
             "upsert",
-            "WITH w AS (INSERT INTO \(quotedName) (id, body, version) VALUES ($1, $2, 1) \(upsertTail)) \(notifyChangedIDs)",
+            "WITH w AS (INSERT INTO \(quotedName) (id, body, version) VALUES ($1, $2, 1) \(upsertTail)), \(logChanges(deleted: false)) \(notifyChangedIDs)",
             [keyOID, PostgresParameter.bytea])
     }
 
@@ -182,28 +183,33 @@ struct PostgresTable: Sendable {
             """
             WITH w AS (INSERT INTO \(quotedName) (id, body, version)
                 SELECT k, b, 1 FROM unnest($1::\(keyArrayType), $2::bytea[]) WITH ORDINALITY AS u(k, b, n) ORDER BY n
-                \(upsertTail)) \(notifyChangedIDs)
+                \(upsertTail)),
+            \(logChanges(deleted: false)) \(notifyChangedIDs)
             """,
             [keyArrayOID, PostgresParameter.byteaArray])
     }
 
     var delete: PostgresStatement {
         statement(
-            "delete", "WITH w AS (DELETE FROM \(quotedName) WHERE id = $1 RETURNING id) \(notifyChangedIDs)",
+            "delete",
+            "WITH w AS (DELETE FROM \(quotedName) WHERE id = $1 RETURNING id), \(logChanges(deleted: true)) \(notifyChangedIDs)",
             [keyOID])
     }
 
     var deleteMany: PostgresStatement {
         statement(
             "delete_many",
-            "WITH w AS (DELETE FROM \(quotedName) WHERE id = ANY($1) RETURNING id) \(notifyChangedIDs)",
+            "WITH w AS (DELETE FROM \(quotedName) WHERE id = ANY($1) RETURNING id), \(logChanges(deleted: true)) \(notifyChangedIDs)",
             [keyArrayOID])
     }
 
     var deleteAll: PostgresStatement {
         statement(
             "delete_all",
-            "WITH w AS (DELETE FROM \(quotedName) RETURNING 1) SELECT pg_notify(\(literal(channel)), '*') WHERE EXISTS (SELECT 1 FROM w)",
+            """
+            WITH w AS (DELETE FROM \(quotedName) RETURNING id), \(logChanges(deleted: true))
+            SELECT pg_notify(\(literal(channel)), '*') WHERE EXISTS (SELECT 1 FROM w)
+            """,
             [])
     }
 
@@ -214,7 +220,7 @@ struct PostgresTable: Sendable {
     }
 
     /// `text` as an SQL string literal. Only ever called with the validated name and channel.
-    private func literal(_ text: String) -> String {
+    func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

@@ -37,4 +37,17 @@ struct PostgresSnippets {
             }
         }
     }
+
+    /// "The change feed": paging from a cursor into a mirror.
+    func changeFeed(notes: PostgresRepository<Note>, mirror: InMemoryRepository<Note>) async throws {
+        var cursor: SyncCursor? = nil  // nil: every entity the table holds
+        var more = true
+        while more {
+            let page = try await notes.changes(since: cursor, limit: 500)
+            try await mirror.save(contentsOf: page.saved)
+            try await mirror.delete(ids: page.deleted)
+            cursor = page.next  // keep it with what you applied
+            more = page.hasMore
+        }
+    }
 }

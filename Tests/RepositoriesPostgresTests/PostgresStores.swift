@@ -33,7 +33,9 @@ enum PostgresStores {
         }
         options.tearDown = { store in
             await store.close()
-            try await PostgresTestServer.shared().psql("DROP TABLE IF EXISTS \"\(store.tableName)\"")
+            let name = store.tableName
+            try await PostgresTestServer.shared().psql(
+                "DROP TABLE IF EXISTS \"\(name)\", \"\(name)_log\", \"\(name)_feed\"")
         }
         options.makeUnencodableEntity = makeUnencodable
         // The concurrency area's 8 × 1,000 operations are round trips to a server here.
