@@ -111,9 +111,13 @@ extension ChangeFeedConformance {
         let catalog: EntityCatalog<Entity>
         do {
             let writers = max(1, options.concurrentWriters)
+            let shared = Self.sharedKeys(writers: writers)
+            let indexLimit = Self.ownKeys(
+                of: writers - 1, shared: shared, writes: max(1, options.writesPerWriter)
+            )
+            .upperBound
             catalog = try EntityCatalog(
-                indexLimit: max(64, Self.sharedKeys(writers: writers)), makeEntity: makeEntity,
-                makeUnencodable: nil)
+                indexLimit: max(64, indexLimit), makeEntity: makeEntity, makeUnencodable: nil)
         } catch let broken as LawBroken {
             throw ConformanceSetupError(message: broken.message)
         }
