@@ -15,7 +15,7 @@
 /// } while page.hasMore
 /// ```
 ///
-/// The contract, which ``ChangeFeedConformance`` checks against any feed:
+/// The contract, which `ChangeFeedConformance` (in RepositoriesTesting) checks against any feed:
 /// - each page holds an ID at most once, in its latest state at the time the page was
 ///   read: among ``ChangePage/saved`` when it exists, among ``ChangePage/deleted`` (a
 ///   tombstone) when it was deleted;

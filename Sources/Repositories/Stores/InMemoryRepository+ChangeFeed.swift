@@ -27,8 +27,9 @@ extension InMemoryRepository: ChangeFeedRepository {
     }
 
     /// Forgets all but the `count` most recent deletions the feed remembers, as a server
-    /// drops old tombstones: a reader whose cursor is older than the newest one forgotten
-    /// gets `cursorExpired` and reads everything again. For tests of that path.
+    /// drops old tombstones: a reader whose cursor, issued before the call, is older than
+    /// the newest one forgotten gets `cursorExpired` and reads everything again (the cursors
+    /// of that new read work). For tests of that path.
     ///
     /// ```swift
     /// remote.forgetDeletions()   // every device's next sync pulls in full

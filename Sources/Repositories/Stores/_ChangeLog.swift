@@ -22,7 +22,8 @@ struct _ChangeLog<ID: Hashable> {
     @usableFromInline var stale = 0
     /// Deleted IDs, oldest deletion first; stale entries are skipped.
     @usableFromInline var deletions: [(number: UInt64, id: ID)] = []
-    /// Cursors below this number expired: deletions up to it were forgotten.
+    /// Cursors issued before the latest forgetting and below this number expired: deletions
+    /// up to it were forgotten. Each cursor carries the value in force when it was issued.
     var expiredBelow: UInt64 = 0
 
     @inlinable init() {}
@@ -107,22 +108,28 @@ struct _ChangeLog<ID: Hashable> {
 
     // MARK: Cursors
 
-    func cursor(_ number: UInt64) -> SyncCursor { SyncCursor("\(origin):\(number)") }
+    /// The cursor for `number`, which also names the forgetting in force (``expiredBelow``),
+    /// so a reader sent back to `nil` by a forgetting can page on below it.
+    func cursor(_ number: UInt64) -> SyncCursor { SyncCursor("\(origin):\(expiredBelow):\(number)") }
 
     /// The number `cursor` stands for (`nil`: 0).
     ///
     /// - Throws: `cursorExpired` when another store issued it, when it is not one of ours,
-    ///   or when deletions after it were forgotten.
+    ///   or when deletions after it were forgotten since it was issued.
     func number(of cursor: SyncCursor?) throws -> UInt64 {
         guard let cursor else { return 0 }
         let parts = cursor.token.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == origin, let number = UInt64(parts[1]), number <= last else {
+        guard parts.count == 3, parts[0] == origin, let issuedUnder = UInt64(parts[1]),
+            issuedUnder <= expiredBelow, let number = UInt64(parts[2]), number <= last
+        else {
             throw RepositoryError(
                 .cursorExpired,
                 reason: "The cursor \(cursor.token.prefix(60)) was not issued by this in-memory store",
                 recovery: "Read the changes from nil (every entity) and keep the new cursor")
         }
-        guard number >= expiredBelow else {
+        // A cursor issued since the latest forgetting comes from a read that began after it
+        // (from nil, or from a cursor not below it), which never held a forgotten ID.
+        guard number >= expiredBelow || issuedUnder == expiredBelow else {
             throw RepositoryError(
                 .cursorExpired,
                 reason: "The cursor \(cursor.token) is older than the deletions this in-memory store "

@@ -45,7 +45,9 @@ where Entity.ID == Base.ID {
         self.toStored = toStored
     }
 
-    private func domain(_ record: Base.Entity) throws -> Entity {
+    /// Converts a record read from ``base``; internal, as the change feed's conformance
+    /// (ChangeFeedRepository+Decorators.swift) converts its pages' records too.
+    func domain(_ record: Base.Entity) throws -> Entity {
         do {
             return try toDomain(record)
         } catch {
