@@ -25,7 +25,7 @@ import Repositories
 /// )
 /// ```
 ///
-/// Three triggers on `T` keep the log in the statement that writes the row, so in its
+/// Four triggers on `T` keep the log in the statement that writes the row, so in its
 /// transaction: an insert or an update gives the row's ID the next number, a delete gives it
 /// the next number as a tombstone, and an update that changes the `id` (as the rewrite of a key
 /// to its canonical spelling does) first leaves a tombstone for the old key. The next number
@@ -98,24 +98,25 @@ struct SQLiteChangeLog: Sendable {
             INSERT INTO \(log) (change, key, deleted_at) VALUES (\(next), NEW.id, NULL) \
             ON CONFLICT (key) DO UPDATE SET change = excluded.change, deleted_at = NULL;
             """
-        func deleted(_ key: String, when condition: String) -> String {
-            """
-            INSERT INTO \(log) (change, key, deleted_at) SELECT \(next), \(key), \(now) WHERE \(condition) \
+        let deleted = """
+            INSERT INTO \(log) (change, key, deleted_at) VALUES (\(next), OLD.id, \(now)) \
             ON CONFLICT (key) DO UPDATE SET change = excluded.change, deleted_at = excluded.deleted_at;
             """
-        }
-        func trigger(_ event: String, _ body: String) -> Trigger {
-            let name = "repositories_log_\(event.lowercased())_\(tableName)"
+        func trigger(_ name: String, _ event: String, _ body: String) -> Trigger {
+            let name = "repositories_log_\(name)_\(tableName)"
             return Trigger(
                 name: name,
-                sql: "CREATE TRIGGER \(Self.quoted(name)) AFTER \(event) ON \(quotedTable) BEGIN \(body) END")
+                sql: "CREATE TRIGGER \(Self.quoted(name)) AFTER \(event) ON \(quotedTable) \(body)")
         }
+        // An update that keeps the key, the common case, runs one statement: the WHEN clauses
+        // pick one of the two update triggers before either runs.
         triggers = [
-            trigger("INSERT", saved),
+            trigger("insert", "INSERT", "BEGIN \(saved) END"),
+            trigger("update", "UPDATE", "WHEN OLD.id IS NEW.id BEGIN \(saved) END"),
             // The old key's tombstone first, so a key rewritten to another spelling of one ID
             // ends saved, under the larger number.
-            trigger("UPDATE", deleted("OLD.id", when: "OLD.id IS NOT NEW.id") + " " + saved),
-            trigger("DELETE", deleted("OLD.id", when: "true")),
+            trigger("rekey", "UPDATE", "WHEN OLD.id IS NOT NEW.id BEGIN \(deleted) \(saved) END"),
+            trigger("delete", "DELETE", "BEGIN \(deleted) END"),
         ]
         createLog =
             "CREATE TABLE \(log) (change INTEGER PRIMARY KEY, key NOT NULL UNIQUE, deleted_at INTEGER)"

@@ -91,8 +91,9 @@ import Repositories
 /// )
 /// ```
 ///
-/// Three triggers on the entity table (`repositories_log_insert_Note`, `…_update_…` and
-/// `…_delete_…`) write the log in the statement that writes the row, so in its transaction:
+/// Four triggers on the entity table (`repositories_log_insert_Note`, `…_update_…`,
+/// `…_rekey_…` for an update that changes the `id`, and `…_delete_…`) write the log in the
+/// statement that writes the row, so in its transaction:
 /// every insert, update and delete (a single save or delete, a batch, ``delete(ids:)``, each
 /// row ``deleteAll()`` removes, each row an upgrade or a key rewrite changes) gives its ID the
 /// next change number, one more than the largest in the log. The `seq` column cannot serve,

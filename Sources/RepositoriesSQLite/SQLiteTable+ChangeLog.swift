@@ -5,7 +5,7 @@ import Repositories
 extension SQLiteTable {
     /// What opening finds of the table's change log.
     enum ChangeLogState: Equatable {
-        /// The log, its record and its three triggers are there as this release makes them.
+        /// The log, its record and its four triggers are there as this release makes them.
         case ready
         /// Some part is missing or not as this release makes it: the log is made again.
         case missing
@@ -44,9 +44,21 @@ extension SQLiteTable {
             }
             // Without regard to ASCII case, as SQLite reads names (`note` is the table `Note`);
             // the triggers' SQL holds no text whose case matters.
-            guard stored?.lowercased() == trigger.sql.lowercased() else { return .missing }
+            guard let stored, Self.asciiLowercased(stored) == Self.asciiLowercased(trigger.sql) else {
+                return .missing
+            }
         }
         return .ready
+    }
+
+    /// `text` with its ASCII letters in lower case, and every other character as it is: how
+    /// SQLite compares names.
+    private static func asciiLowercased(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
+                }))
     }
 
     /// The table's origin and the newest tombstone pruned, or `nil` when the file has no record

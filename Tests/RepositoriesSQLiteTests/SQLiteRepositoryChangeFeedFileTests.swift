@@ -168,7 +168,7 @@ import Testing
         #expect(
             Set(try raw.strings("SELECT name FROM sqlite_master WHERE type = 'trigger'")) == [
                 "repositories_log_insert_ConformanceEntity", "repositories_log_update_ConformanceEntity",
-                "repositories_log_delete_ConformanceEntity",
+                "repositories_log_rekey_ConformanceEntity", "repositories_log_delete_ConformanceEntity",
             ])
     }
 
@@ -253,6 +253,7 @@ import Testing
             """
             DROP TRIGGER "repositories_log_insert_\(table)";
             DROP TRIGGER "repositories_log_update_\(table)";
+            DROP TRIGGER "repositories_log_rekey_\(table)";
             DROP TRIGGER "repositories_log_delete_\(table)";
             DROP TABLE "repositories_changes_\(table)";
             DELETE FROM repositories_change_feeds WHERE table_name = '\(table)';
