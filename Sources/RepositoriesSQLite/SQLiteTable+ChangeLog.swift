@@ -35,18 +35,23 @@ extension SQLiteTable {
                 recovery: "Rename that table, or pass another SQLiteOptions.tableName")
         }
         guard try feedRecord(on: connection) != nil else { return .missing }
-        for trigger in changeLog.triggers {
-            let stored = try connection.withStatement(
-                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1 COLLATE NOCASE"
-            ) { statement in
-                try statement.bind(.text(trigger.name), at: 1)
-                return try statement.step() ? statement.text(at: 0) : nil
+        // One read of the schema for the four: every trigger on the table, by name.
+        let stored = try connection.withStatement(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE"
+        ) { statement in
+            try statement.bind(.text(name), at: 1)
+            var stored: [String: String] = [:]
+            while try statement.step() {
+                stored[Self.asciiLowercased(statement.text(at: 0) ?? "")] = statement.text(at: 1) ?? ""
             }
+            return stored
+        }
+        for trigger in changeLog.triggers {
             // Without regard to ASCII case, as SQLite reads names (`note` is the table `Note`);
             // the triggers' SQL holds no text whose case matters.
-            guard let stored, Self.asciiLowercased(stored) == Self.asciiLowercased(trigger.sql) else {
-                return .missing
-            }
+            guard let sql = stored[Self.asciiLowercased(trigger.name)],
+                Self.asciiLowercased(sql) == Self.asciiLowercased(trigger.sql)
+            else { return .missing }
         }
         return .ready
     }

@@ -139,6 +139,27 @@ import Testing
         try await reopened.close()
     }
 
+    /// A trigger gone (dropped by hand, or by a tool that rebuilt the table) means writes the
+    /// log may have missed: the next open makes the log again, and every cursor expires.
+    @Test func aLogMissingATriggerIsMadeAgainAndItsCursorsExpire() async throws {
+        let url = scratch.file()
+        let store = try await SQLiteRepository<Entity>(fileURL: url)
+        try await store.save(contentsOf: (1...3).map { Self.entity($0) })
+        let cursor = try await FeedRead.all(of: store).next
+        try await store.close()
+        let raw = try RawDatabase(url)
+        try raw.execute(#"DROP TRIGGER "repositories_log_delete_ConformanceEntity""#)
+        try raw.execute(#"DELETE FROM "ConformanceEntity" WHERE id = 2"#)  // not logged
+
+        let reopened = try await SQLiteRepository<Entity>(fileURL: url)
+        await expectExpired(cursor, in: reopened)
+        let read = try await FeedRead.all(of: reopened)
+        #expect(read.saved.map(\.id) == [1, 3] && read.deleted.isEmpty)
+        try await reopened.delete(id: 3)
+        #expect(try await FeedRead.all(of: reopened, from: read.next).deleted == [3], "the trigger is back")
+        try await reopened.close()
+    }
+
     /// The checked-in file an earlier release wrote (see Fixtures/Migrations/README.md).
     @Test func theEarlierReleasesFixtureGetsItsLog() async throws {
         let url = try Self.copyOfFixture("todos-v1.sqlite", in: scratch)
