@@ -48,8 +48,6 @@ struct SQLiteChangeLog: Sendable {
     /// The table of origins and expiry bounds the file's logs share.
     static let feedsTableName = "repositories_change_feeds"
 
-    /// The repository table's name, unquoted.
-    let tableName: String
     /// The log table's name, unquoted.
     let logName: String
     /// The log table's name as an SQL identifier.
@@ -87,7 +85,6 @@ struct SQLiteChangeLog: Sendable {
     init(tableName: String, quotedTable: String) {
         let logName = Self.logPrefix + tableName
         let log = Self.quoted(logName)
-        self.tableName = tableName
         self.logName = logName
         self.quotedLog = log
         // `(SELECT max(change) …)` alone in its subquery, so SQLite reads it from the end of the
@@ -122,8 +119,8 @@ struct SQLiteChangeLog: Sendable {
             "CREATE TABLE \(log) (change INTEGER PRIMARY KEY, key NOT NULL UNIQUE, deleted_at INTEGER)"
         backFill = "INSERT INTO \(log) (key, deleted_at) SELECT id, NULL FROM \(quotedTable) ORDER BY seq"
         selectPage = """
-            SELECT log.change, log.key, log.deleted_at, row.seq, row.id, row.body, row.crc \
-            FROM \(log) AS log LEFT JOIN \(quotedTable) AS row ON row.id = log.key \
+            SELECT log.change, log.key, log.deleted_at, entity.seq, entity.id, entity.body, entity.crc \
+            FROM \(log) AS log LEFT JOIN \(quotedTable) AS entity ON entity.id = log.key \
             WHERE log.change > ?1 ORDER BY log.change LIMIT ?2
             """
         largestChange = "SELECT max(change) FROM \(log)"
