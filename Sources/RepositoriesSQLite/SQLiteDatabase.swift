@@ -32,14 +32,20 @@ actor SQLiteDatabase {
     private nonisolated let writes = SQLiteWriteQueue()
     /// How many rows opening brought up from an older entity version.
     nonisolated let upgradedRowCount: Int
+    /// How long the change feed remembers deletions.
+    nonisolated let tombstoneRetention: SQLiteOptions.TombstoneRetention
+    /// Deletions applied since the tombstones were last pruned (see ``pruneTombstonesIfDue(after:)``).
+    private var deletionsSincePrune = 0
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private init(
         connection: sending SQLiteConnection, readers: SQLiteReaderPool?, executor: SQLiteExecutor,
-        table: SQLiteTable, codec: EntityCodec, location: String, upgradedRowCount: Int = 0
+        table: SQLiteTable, codec: EntityCodec, location: String, upgradedRowCount: Int = 0,
+        tombstoneRetention: SQLiteOptions.TombstoneRetention
     ) {
         self.upgradedRowCount = upgradedRowCount
+        self.tombstoneRetention = tombstoneRetention
         self.codec = codec
         self.maximumChunk = Self.largestPowerOfTwo(atMost: min(connection.variableLimit, 512))
         self.connection = connection
@@ -84,13 +90,28 @@ actor SQLiteDatabase {
                 let upgraded = try table.upgradeRows(
                     to: upgrade.currentVersion, on: connection, location: location
                 ) { body, version in try upgrade.reencode(body, version, codec) }
+                // After the keys and the rows are brought up to date: a table that had no log
+                // is numbered once, as it now is (one that had one numbered each rewrite).
+                try prepareChangeFeed(of: table, on: connection, options: options, location: location)
                 return (opened, codec, upgraded)
             }
         }
         let readers = opened.readers
         return SQLiteDatabase(
             connection: opened.writer.connection, readers: readers, executor: executor,
-            table: opened.writer.table, codec: codec, location: location, upgradedRowCount: upgraded)
+            table: opened.writer.table, codec: codec, location: location, upgradedRowCount: upgraded,
+            tombstoneRetention: options.tombstoneRetention)
+    }
+
+    /// Makes the table's change log when it has none, and forgets the tombstones the retention
+    /// no longer keeps.
+    private static func prepareChangeFeed(
+        of table: SQLiteTable, on connection: SQLiteConnection, options: SQLiteOptions, location: String
+    ) throws {
+        try table.prepareChangeLog(on: connection, location: location)
+        if options.tombstoneRetention.forgets {
+            _ = try table.pruneTombstones(options.tombstoneRetention, now: Date(), on: connection)
+        }
     }
 
     /// The entity version a repository writes, and how it re-encodes a row's body written by
@@ -112,13 +133,15 @@ actor SQLiteDatabase {
         let location = "\(path), table \(table.name)"
         let (writer, codec) = try mapping(location) {
             let writer = try openWriter(path: path, table: table, options: options, location: location)
-            return (writer, try options.entityCodec(for: writer.codec, location: location))
+            let codec = try options.entityCodec(for: writer.codec, location: location)
+            try prepareChangeFeed(
+                of: writer.table, on: writer.connection, options: options, location: location)
+            return (writer, codec)
         }
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
         return SQLiteDatabase(
             connection: writer.connection, readers: nil, executor: executor, table: writer.table,
-            codec: codec,
-            location: location)
+            codec: codec, location: location, tombstoneRetention: options.tombstoneRetention)
     }
 
     /// The writer and the readers of a database file.
@@ -321,6 +344,18 @@ actor SQLiteDatabase {
         return try await read { try table.rowCount(on: $0) }
     }
 
+    /// The change log's entries after `cursor`, at most `limit`, with their rows unverified,
+    /// in one read transaction (see ``SQLiteTable/changeEntries(after:limit:on:location:)``).
+    nonisolated func changeEntries(after cursor: SQLiteChangeCursor?, limit: Int) async throws
+        -> SQLiteChangeEntries
+    {
+        let table = table
+        let location = location
+        return try await read {
+            try table.changeEntries(after: cursor, limit: limit, on: $0, location: location)
+        }
+    }
+
     // MARK: Writing
 
     /// The most writes one group commits together: enough that a crowd of writers shares a
@@ -364,8 +399,10 @@ actor SQLiteDatabase {
     /// form the next group.
     private func drainWrites() {
         while let group = writes.takeGroup(limit: Self.largestGroup) {
-            let outcomes = commit(group.map(\.write))
+            let applied = group.map(\.write)
+            let outcomes = commit(applied)
             for (waiting, outcome) in zip(group, outcomes) { waiting.continuation.resume(with: outcome) }
+            pruneTombstonesIfDue(after: applied)
         }
     }
 
@@ -409,6 +446,36 @@ actor SQLiteDatabase {
             try connection.execute("ROLLBACK TO repositories_write")
             try connection.execute("RELEASE repositories_write")
             return .failure(Self.mapped(error, location: location))
+        }
+    }
+
+    // MARK: Pruning tombstones
+
+    /// How many deletions pass between two prunes the writer runs on its own.
+    static let deletionsBetweenPrunes = 1_024
+
+    /// Forgets the tombstones the retention no longer keeps, now (see
+    /// ``SQLiteTable/pruneTombstones(_:now:on:)``); returns how many.
+    func pruneTombstones() throws -> Int {
+        guard tombstoneRetention.forgets else { return 0 }
+        let table = table
+        let retention = tombstoneRetention
+        deletionsSincePrune = 0
+        return try perform { try table.pruneTombstones(retention, now: Date(), on: $0) }
+    }
+
+    /// Counts the deletions of `group`, and prunes once ``deletionsBetweenPrunes`` have passed,
+    /// after the group's callers have their answers. A prune that fails is left for the next
+    /// one: it only frees space, and what it would forget stays readable meanwhile.
+    private func pruneTombstonesIfDue(after group: [SQLiteWrite]) {
+        guard tombstoneRetention.forgets else { return }
+        deletionsSincePrune += group.reduce(0) { $0 + $1.deletionCount }
+        guard deletionsSincePrune >= Self.deletionsBetweenPrunes, let connection else { return }
+        deletionsSincePrune = 0
+        do {
+            _ = try table.pruneTombstones(tombstoneRetention, now: Date(), on: connection)
+        } catch {
+            // No caller waits for this prune; the next one, a thousand deletions on, tries again.
         }
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import Repositories
 
 /// How a ``SQLiteRepository`` stores its entities: the table, the durability of a commit,
-/// how long to wait for another connection, the codec of a new table, and the JSON coders.
+/// how long to wait for another connection, the codec of a new table, how long the change
+/// feed remembers deletions, and the JSON coders.
 ///
 /// ```swift
 /// let notes = try await SQLiteRepository<Note>(
@@ -55,6 +56,11 @@ public struct SQLiteOptions: Sendable {
     /// earlier release stays JSON and opens unchanged.
     public var codec: EntityCodec.Identifier
 
+    /// How long the change feed remembers deleted IDs (``SQLiteRepository/changes(since:limit:)``):
+    /// ``TombstoneRetention/forever`` by default, so no cursor expires. A cursor from before
+    /// the newest deletion forgotten throws `cursorExpired`.
+    public var tombstoneRetention: TombstoneRetention
+
     /// Makes the encoder that turns an entity into the JSON stored in a JSON table's row.
     /// Called once, when the repository opens.
     public var makeEncoder: @Sendable () -> JSONEncoder
@@ -69,6 +75,7 @@ public struct SQLiteOptions: Sendable {
         synchronous: Synchronous = .full,
         busyTimeout: Duration = .seconds(5),
         codec: EntityCodec.Identifier = .binary,
+        tombstoneRetention: TombstoneRetention = .forever,
         makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
         makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
     ) {
@@ -76,6 +83,7 @@ public struct SQLiteOptions: Sendable {
         self.synchronous = synchronous
         self.busyTimeout = busyTimeout
         self.codec = codec
+        self.tombstoneRetention = tombstoneRetention
         self.makeEncoder = makeEncoder
         self.makeDecoder = makeDecoder
     }

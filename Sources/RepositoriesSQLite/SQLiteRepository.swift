@@ -20,15 +20,15 @@ import Repositories
 /// IDs) or TEXT (strings, UUIDs as `uuidString`, any other ID as its JSON); `body`, the
 /// entity encoded by the table's ``codec``; and `crc`, a CRC-32 of the other three, written
 /// with every insert and upsert. Several repositories may share one file, each with its own
-/// table.
+/// table, and each table with its own change log (see "Change feed").
 ///
 /// A new table takes ``SQLiteOptions/codec`` (`binary` unless you say otherwise) and keeps it
 /// for life: the file's `repositories_entity_codecs` table records it, and a binary table
 /// declares `body` a BLOB, which releases before codecs refuse to open (`rejected`, nothing
 /// written) rather than misread. A JSON table stores `body` as TEXT from
 /// ``SQLiteOptions/makeEncoder``; a table without a record, as every earlier release wrote,
-/// is JSON and opens without a byte written. A codec this release does not know is refused
-/// with `rejected`, the file untouched.
+/// is JSON, and opening it writes no record (it does give the table a change log, once). A
+/// codec this release does not know is refused with `rejected`, the file untouched.
 ///
 /// ## Equal IDs
 ///
@@ -52,10 +52,91 @@ import Repositories
 /// rows are only written at it and opening rewrites older ones, with the stamp, in one
 /// transaction; and a stamp column would have changed the table's shape, which earlier
 /// releases refuse. A table without a stamp reads as version 1, and opens at version 1
-/// without a byte written. A table written by a newer version is refused with
+/// without a stamp written. A table written by a newer version is refused with
 /// `writtenByNewerVersion` before anything is written, and a row no upgrade reads throws
 /// `decodingFailed` naming its ID and version, with no row changed or dropped.
 ///
+/// Every row an upgrade rewrites takes a new change number (see "Change feed"): the entity
+/// it decodes to may differ from the one a reader of the feed holds (a field the upgrade
+/// filled in), so a reader gets every upgraded entity again with its next pages.
+///
+/// ## Change feed
+///
+/// The repository is a `ChangeFeedRepository`: ``changes(since:limit:)`` answers what was
+/// saved and deleted after a `SyncCursor` it handed out, so a reader (a device syncing with a
+/// server that keeps its data here, a mirror, a search index) pulls what changed rather than
+/// everything there is.
+///
+/// ```swift
+/// var cursor: SyncCursor? = nil
+/// repeat {
+///     let page = try await notes.changes(since: cursor, limit: 500)
+///     // apply page.saved and page.deleted, then keep page.next
+///     cursor = page.next
+/// } while page.hasMore
+/// ```
+///
+/// The feed keeps its data in tables of its own, so the entity table keeps its shape:
+///
+/// ```sql
+/// CREATE TABLE "repositories_changes_Note" (  -- one per repository table
+///     change INTEGER PRIMARY KEY,  -- the ID's latest change number: rises, never reused
+///     key NOT NULL UNIQUE,         -- the ID, as the table's id column stores it
+///     deleted_at INTEGER           -- NULL while the ID is saved; a tombstone's Unix time
+/// )
+/// CREATE TABLE "repositories_change_feeds" (  -- one per file, a row per table
+///     table_name TEXT PRIMARY KEY COLLATE NOCASE,
+///     origin TEXT NOT NULL,                -- a random ID made with the log
+///     forgotten_through INTEGER NOT NULL   -- the newest tombstone pruned: older cursors expire
+/// )
+/// ```
+///
+/// Four triggers on the entity table (`repositories_log_insert_Note`, `…_update_…`,
+/// `…_rekey_…` for an update that changes the `id`, and `…_delete_…`) write the log in the
+/// statement that writes the row, so in its transaction:
+/// every insert, update and delete (a single save or delete, a batch, ``delete(ids:)``, each
+/// row ``deleteAll()`` removes, each row an upgrade or a key rewrite changes) gives its ID the
+/// next change number, one more than the largest in the log. The `seq` column cannot serve,
+/// since an upsert keeps it. SQLite lets one writer in at a time, so numbers commit in the
+/// order they are taken: a page never passes a number that a write still running could
+/// commit below. Being triggers, they log every write to the table, whoever makes it:
+/// another process, the `sqlite3` shell, or an earlier release of this package (which knows
+/// nothing of the log). They call SQLite's built-in functions only, so any connection runs
+/// them.
+///
+/// A table without a log (one an earlier release wrote, or one made again without one) gets
+/// one when this release opens it: in one transaction, after SQLite's `quick_check` and a
+/// check of every row, every row is numbered in `seq` order and the triggers are made. After
+/// a crash the file holds the whole log or none, and the next open makes it. An earlier
+/// release opens a file with logs as before: it checks its own table's columns and `id`
+/// index, which the log leaves as they were, and never looks at the other tables; its writes
+/// go through the triggers and into the feed; a table it creates has no log until this
+/// release opens it.
+///
+/// A cursor is `sqlite:ORIGIN:NUMBER`: the origin, a random ID kept with the log, names the
+/// file and the table, so a cursor from another file, another table, or this table before
+/// its log was made again is refused with `cursorExpired`, never misread; so is one past the
+/// log's newest number (from another copy of the file). A copy of the file restored later
+/// keeps its origin: a cursor issued after the copy was taken, once the restored file has
+/// numbered as many changes again, is the one case the store cannot tell apart.
+///
+/// The log keeps one row per ID: a deleted ID stays as a tombstone, so a reader learns of
+/// the deletion. ``SQLiteOptions/tombstoneRetention`` (every tombstone, by default) says for
+/// how long; forgetting one raises the file's `forgotten_through`, and a cursor below it
+/// throws `cursorExpired`, whose reader reads everything again from `nil`. Pruning runs on
+/// open, after every 1,024 deletions, and on ``pruneTombstones()``.
+///
+/// A page is read in one read transaction: the log's range after the cursor, joined to each
+/// ID's row through the `id` index. Each entity's row is checked against its `crc` before it
+/// is decoded, as every read is, and each log entry against the table: an entry whose number
+/// does not rise, whose key is of neither type, or that says an ID is saved when the table
+/// holds no row of it (or deleted when it holds one) throws `corrupted` naming the entry.
+///
+/// What the feed costs: each write of a row writes a row of the log too, in the same
+/// transaction and commit; ``deleteAll()`` deletes row by row, since SQLite skips its
+/// truncation for a table with triggers.
+///
+
 /// ## Durability
 ///
 /// The database runs in WAL mode with `synchronous=FULL` by default: once `save`, `delete`
@@ -82,9 +163,10 @@ import Repositories
 ///
 /// Opening reads an existing file on a read-only connection first (the header, the schema,
 /// the table's shape and the file's length) and throws with the file untouched. When opening
-/// must write (to create the table, or to switch the file to WAL), it first runs SQLite's
-/// `quick_check`, and checks the existing rows, since a write into a damaged file could spread
-/// the damage, and a table that damage hid from the schema would be created again, empty.
+/// must write (to create the table, to switch the file to WAL, or to make a table's change
+/// log), it first runs SQLite's `quick_check`, and checks the existing rows, since a write
+/// into a damaged file could spread the damage, and a table that damage hid from the schema
+/// would be created again, empty.
 ///
 /// One kind of damage reads cannot see: a changed entry inside the `id` index makes lookups
 /// by that ID (``fetch(id:)``, ``fetch(ids:)``) miss the row, while ``fetchAll()`` and
@@ -166,6 +248,10 @@ import Repositories
 /// - ``codec``
 /// - ``inMemory(options:)``
 /// - ``close()``
+///
+/// ### Change feed
+/// - ``changes(since:limit:)``
+/// - ``pruneTombstones()``
 public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
 where Entity.ID: Codable & Sendable {
     /// The type that identifies an entity.

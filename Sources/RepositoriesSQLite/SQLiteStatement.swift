@@ -106,6 +106,11 @@ final class SQLiteStatement {
         sqlite3_column_int64(handle, column)
     }
 
+    /// Whether the column holds NULL.
+    func isNull(at column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
     /// The column's integer, or `nil` when it holds another type (SQLite would convert it).
     func integerIfStored(at column: Int32) -> Int64? {
         sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil

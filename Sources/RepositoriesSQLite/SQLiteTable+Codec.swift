@@ -53,13 +53,18 @@ extension SQLiteTable {
         }
     }
 
-    /// Creates the table with its bodies stored as `codec` needs, and records `codec`, in one
-    /// transaction; does nothing when another connection created the table first.
+    /// Creates the table with its bodies stored as `codec` needs, records `codec`, and makes
+    /// the table's change log (see ``SQLiteChangeLog``), in one transaction; does nothing when
+    /// another connection created the table first.
+    ///
+    /// - Throws: `rejected` when a table of the change log's name exists and is not a log.
     func create(with codec: EntityCodec.Identifier, on connection: SQLiteConnection, location: String)
         throws
     {
         try connection.transaction(.immediate) {
             guard try presence(on: connection, location: location) == .missing else { return }
+            // A log left by a table of this name that is gone is never this table's.
+            _ = try changeLogState(on: connection, location: location)
             try connection.execute(createTable(BodyColumn(codec)))
             try connection.execute(Self.createCodecs)
             try connection.withStatement(
@@ -70,6 +75,7 @@ extension SQLiteTable {
                 try statement.bind(integer: Int64(codec.rawValue), at: 2)
                 _ = try statement.step()
             }
+            try installChangeLog(on: connection)
         }
     }
 

@@ -24,7 +24,8 @@ import Repositories
 /// updates `body` and `crc` in place, so a replaced entity keeps its `seq` and its place.
 /// One statement does either, computing the `seq` and the checksum in SQL (the writer's
 /// connection provides the checksum as an SQL function), so a single save is one statement
-/// and one commit.
+/// and one commit. The table's triggers write its change log in that same statement (see
+/// ``SQLiteChangeLog``).
 ///
 /// A class, so that every read, which hands it to a connection, passes one reference rather
 /// than copying a dozen strings.
@@ -66,15 +67,19 @@ final class SQLiteTable: Sendable {
     let count: String
     let deleteOne: String
     let deleteAll: String
+    /// The change feed's log beside the table, and its statements (see ``SQLiteChangeLog``).
+    let changeLog: SQLiteChangeLog
 
     /// A table named `name`.
     ///
     /// The name is always quoted, never interpolated as it is, so any text is safe.
     ///
     /// - Throws: `RepositoryError` `rejected` when `name` is empty, holds a NUL character,
-    ///   starts with `sqlite_` (a prefix SQLite reserves for itself), or is
-    ///   `repositories_entity_versions` or `repositories_entity_codecs` (where the tables'
-    ///   versions and codecs are kept).
+    ///   starts with `sqlite_` (a prefix SQLite reserves for itself), is
+    ///   `repositories_entity_versions`, `repositories_entity_codecs` or
+    ///   `repositories_change_feeds` (where the tables' versions, codecs and change feeds are
+    ///   recorded), or starts with `repositories_changes_` (the change logs' prefix); all
+    ///   without regard to ASCII case.
     init(name: String, bodyColumn: BodyColumn = .text) throws {
         if name.isEmpty || name.contains("\u{0}") {
             throw RepositoryError.rejected(
@@ -86,9 +91,16 @@ final class SQLiteTable: Sendable {
                 "The SQLite table name \(String(reflecting: name)) starts with sqlite_, which SQLite reserves",
                 recovery: "Pass another table name")
         }
-        if [Self.versionsTableName, Self.codecsTableName].contains(name.lowercased()) {
+        if [Self.versionsTableName, Self.codecsTableName, SQLiteChangeLog.feedsTableName].contains(
+            name.lowercased())
+        {
             throw RepositoryError.rejected(
                 "The SQLite table name \(name) is a table where SQLiteRepository keeps what it knows of each table",
+                recovery: "Pass another table name")
+        }
+        if name.lowercased().hasPrefix(SQLiteChangeLog.logPrefix) {
+            throw RepositoryError.rejected(
+                "The SQLite table name \(name) starts with \(SQLiteChangeLog.logPrefix), where SQLiteRepository keeps each table's change log",
                 recovery: "Pass another table name")
         }
         let table = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -114,6 +126,7 @@ final class SQLiteTable: Sendable {
         count = "SELECT count(*) FROM \(table)"
         deleteOne = "DELETE FROM \(table) WHERE id = ?1"
         deleteAll = "DELETE FROM \(table)"
+        changeLog = SQLiteChangeLog(tableName: name, quotedTable: table)
     }
 
     /// The default table name for `type`: its name with every character other than an ASCII

@@ -14,6 +14,17 @@ enum SQLiteWrite: Sendable {
     /// Deletes every row of the table.
     case deleteAll
 
+    /// How many deletions the write counts for toward the next prune of tombstones: the IDs it
+    /// deletes, or for `deleteAll` enough to prune at once, since it may delete any number.
+    var deletionCount: Int {
+        switch self {
+        case .upsert, .upsertAll: 0
+        case .deleteOne: 1
+        case .delete(let keys): keys.count
+        case .deleteAll: SQLiteDatabase.deletionsBetweenPrunes
+        }
+    }
+
     /// Runs the write on `connection`: on its own, it is its own transaction (a single
     /// statement, or `BEGIN IMMEDIATE … COMMIT` for the writes of several statements); inside
     /// an open transaction, it becomes part of it.

@@ -32,6 +32,9 @@
 //   RepositoriesCrashFixture sqlite-open-at-once <store-path> <id>
 //       print "ready", wait for standard input to close, open a SQLiteRepository (perhaps
 //       creating the file), save one entity, close, print "done" (see SQLiteSharedFile.swift)
+//   RepositoriesCrashFixture sqlite-open <store-path>
+//       print "opening", open a SQLiteRepository (making the change log of a table that has
+//       none), print "opened", close, print "closed" (see SQLiteChangeLogBackFill.swift)
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -165,6 +168,8 @@ do {
             at: url, firstID: Int(arguments[3]) ?? 0, count: Int(arguments[4]) ?? 0)
     case "sqlite-open-at-once":
         try await openSQLiteWhenToldAndSave(at: url, id: Int(arguments[3]) ?? 0)
+    case "sqlite-open":
+        try await openSQLiteAndClose(at: url)
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
         switch arguments[3] {

@@ -23,7 +23,11 @@ import Testing
         try await notes.save(.make(index: 1, revision: 0))
         try await boxes.save(Box(id: 1, value: 1))
         let tables = try RawDatabase(url).strings("SELECT name FROM sqlite_master WHERE type = 'table'")
-        #expect(Set(tables) == ["Note", "Box_Int_", "repositories_entity_codecs"])
+        #expect(
+            Set(tables) == [
+                "Note", "Box_Int_", "repositories_entity_codecs", "repositories_changes_Note",
+                "repositories_changes_Box_Int_", "repositories_change_feeds",
+            ])
         try await notes.close()
         try await boxes.close()
     }
@@ -38,7 +42,11 @@ import Testing
         #expect(try await odd.fetchAll() == [.make(index: 2, revision: 0)])
         #expect(try await guarded.fetchAll() == [.make(index: 1, revision: 0)])
         let tables = try RawDatabase(url).strings("SELECT name FROM sqlite_master WHERE type = 'table'")
-        #expect(Set(tables) == ["Note", name, "repositories_entity_codecs"])
+        #expect(
+            Set(tables) == [
+                "Note", name, "repositories_entity_codecs", "repositories_changes_Note",
+                "repositories_changes_" + name, "repositories_change_feeds",
+            ])
         try await odd.close()
         try await guarded.close()
     }
