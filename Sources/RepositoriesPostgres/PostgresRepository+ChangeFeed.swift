@@ -110,8 +110,12 @@ extension PostgresRepository: ChangeFeedRepository {
         // Every transaction below the cursor's xmin had ended and is visible to it, so every
         // pruned tombstone was delivered when the newest is below it. Sound, and a little
         // strict: a transaction older than that tombstone still running when the cursor was
-        // issued expires it too.
-        guard read.prunedThrough == 0 || read.prunedThrough < asked.delivered.xmin else {
+        // issued expires it too. A cursor of a read from nil (every entity) needs no tombstone:
+        // its reader was sent back there by a pruning, and must be able to finish.
+        guard
+            asked.delivered == .nothing || read.prunedThrough == 0
+                || read.prunedThrough < asked.delivered.xmin
+        else {
             throw expired(
                 cursor,
                 "tombstones it had not delivered were pruned (those up to transaction \(read.prunedThrough))")

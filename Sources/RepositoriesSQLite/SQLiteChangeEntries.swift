@@ -43,6 +43,8 @@ struct SQLiteChangeEntries: Sendable {
 
     /// The log's origin, for the next cursor.
     var origin: String
+    /// The file's `forgotten_through` when the page was read, for the next cursor.
+    var bound: Int64
     /// The change number the page starts after.
     var after: Int64
     /// The entries, in the order read.
@@ -97,7 +99,7 @@ struct SQLiteChangeEntries: Sendable {
         }
         let reached = entries.last?.change ?? after
         let hasMore = entries.count >= limit && reached < newest
-        let next = SQLiteChangeCursor(origin: origin, number: reached).cursor
+        let next = SQLiteChangeCursor(origin: origin, number: reached, bound: bound).cursor
         return ChangePage(saved: saved, deleted: deleted, next: next, hasMore: hasMore)
     }
 

@@ -166,13 +166,18 @@ struct SQLiteChangeLog: Sendable {
 /// The point a ``SyncCursor`` of a ``SQLiteRepository`` stands for: the log it came from and
 /// the change number it reached.
 ///
-/// The token reads `sqlite:ORIGIN:NUMBER`: the origin is the random ID made with the table's
-/// log, so a cursor from another file, another table, or the same table after its log was
-/// made again (the table dropped and created, or written by an earlier release that kept no
-/// log) names another origin and is refused, never misread.
+/// The token reads `sqlite:ORIGIN:NUMBER:BOUND`: the origin is the random ID made with the
+/// table's log, so a cursor from another file, another table, or the same table after its log
+/// was made again (the table dropped and created, or written by an earlier release that kept
+/// no log) names another origin and is refused, never misread. The bound is the file's
+/// `forgotten_through` when the cursor was issued: a cursor below the bound is still answered
+/// when no tombstone was forgotten since it was issued, as in a read from `nil` (which needs
+/// no tombstone) after a pruning sent its reader back there.
 struct SQLiteChangeCursor: Sendable, Equatable {
     var origin: String
     var number: Int64
+    /// The file's `forgotten_through` when the cursor was issued.
+    var bound: Int64
 
     private static let scheme = "sqlite"
 
@@ -181,22 +186,29 @@ struct SQLiteChangeCursor: Sendable, Equatable {
     /// - Throws: `cursorExpired` when it is not a token a SQLite repository made.
     init(_ cursor: SyncCursor, location: String) throws {
         let parts = cursor.token.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == Self.scheme, !parts[1].isEmpty, let number = Int64(parts[2]),
-            number >= 0
+        guard parts.count == 4, parts[0] == Self.scheme, !parts[1].isEmpty, let number = Int64(parts[2]),
+            number >= 0, let bound = Int64(parts[3]), bound >= 0
         else {
             throw Self.expired(
                 "The cursor \(cursor.token.prefix(80)) was not issued by a SQLiteRepository",
                 location: location)
         }
-        self.init(origin: String(parts[1]), number: number)
+        self.init(origin: String(parts[1]), number: number, bound: bound)
+        // Only the spelling this type writes: "07" or "+7" was never issued.
+        guard self.cursor == cursor else {
+            throw Self.expired(
+                "The cursor \(cursor.token.prefix(80)) was not issued by a SQLiteRepository",
+                location: location)
+        }
     }
 
-    init(origin: String, number: Int64) {
+    init(origin: String, number: Int64, bound: Int64) {
         self.origin = origin
         self.number = number
+        self.bound = bound
     }
 
-    var cursor: SyncCursor { SyncCursor("\(Self.scheme):\(origin):\(number)") }
+    var cursor: SyncCursor { SyncCursor("\(Self.scheme):\(origin):\(number):\(bound)") }
 
     /// The `cursorExpired` error for `reason`.
     static func expired(_ reason: String, location: String) -> RepositoryError {

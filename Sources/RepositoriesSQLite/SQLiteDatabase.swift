@@ -454,12 +454,12 @@ actor SQLiteDatabase {
     /// How many deletions pass between two prunes the writer runs on its own.
     static let deletionsBetweenPrunes = 1_024
 
-    /// Forgets the tombstones the retention no longer keeps, now (see
+    /// Forgets the tombstones `retention` (by default the options') no longer keeps, now (see
     /// ``SQLiteTable/pruneTombstones(_:now:on:)``); returns how many.
-    func pruneTombstones() throws -> Int {
-        guard tombstoneRetention.forgets else { return 0 }
+    func pruneTombstones(_ retention: SQLiteOptions.TombstoneRetention? = nil) throws -> Int {
+        let retention = retention ?? tombstoneRetention
+        guard retention.forgets else { return 0 }
         let table = table
-        let retention = tombstoneRetention
         deletionsSincePrune = 0
         return try perform { try table.pruneTombstones(retention, now: Date(), on: $0) }
     }

@@ -16,7 +16,7 @@ extension SQLiteOptions {
     /// ```
     ///
     /// The repository forgets what its retention no longer keeps when it opens, after every
-    /// 1,024 deletions (or a `deleteAll()`), and when ``SQLiteRepository/pruneTombstones()`` is
+    /// 1,024 deletions (or a `deleteAll()`), and when ``SQLiteRepository/pruneTombstones(keeping:)`` is
     /// called. The log's newest entry is kept whatever the retention, since the next change
     /// number follows it.
     public struct TombstoneRetention: Sendable, Hashable, CustomStringConvertible {

@@ -31,25 +31,27 @@ extension SQLiteRepository: ChangeFeedRepository {
             decodingWith: { try self.decode($0) }, id: { try $0.id(as: ID.self) }, location: location)
     }
 
-    /// Forgets, now, the tombstones ``SQLiteOptions/tombstoneRetention`` no longer keeps, as
-    /// the repository does on its own when it opens and after every 1,024 deletions: a cursor
-    /// from before the newest one forgotten expires. For a server that prunes on a schedule,
-    /// and for tests of a reader whose cursor expired.
+    /// Forgets, now, the tombstones `retention` no longer keeps (by default
+    /// ``SQLiteOptions/tombstoneRetention``, as the repository does on its own when it opens
+    /// and after every 1,024 deletions): a cursor from before the newest one forgotten
+    /// expires. For a server that prunes on a schedule, and for tests of a reader whose cursor
+    /// expired.
     ///
     /// ```swift
-    /// let store = try await SQLiteRepository<Note>(
-    ///     fileURL: url, options: SQLiteOptions(tombstoneRetention: .newest(0)))
     /// try await store.delete(id: "n1")
-    /// try await store.pruneTombstones()   // every cursor from before the deletion expires
+    /// try await store.pruneTombstones(keeping: .newest(0))   // every cursor from before it expires
     /// ```
     ///
+    /// - Parameter retention: what to keep this time; `nil` for the options' retention.
     /// - Returns: how many tombstones it forgot; 0 with ``SQLiteOptions/TombstoneRetention/forever``.
     /// - Throws: `RepositoryError` `locked` when another connection holds the database past the
     ///   busy timeout; `closed` after ``close()``.
     /// - Complexity: O(*n*) in the length of the change log.
     @discardableResult
-    public func pruneTombstones() async throws -> Int {
+    public func pruneTombstones(keeping retention: SQLiteOptions.TombstoneRetention? = nil) async throws
+        -> Int
+    {
         try Task.checkCancellation()
-        return try await database.pruneTombstones()
+        return try await database.pruneTombstones(retention)
     }
 }

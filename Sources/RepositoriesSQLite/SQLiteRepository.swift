@@ -124,7 +124,7 @@ import Repositories
 /// the deletion. ``SQLiteOptions/tombstoneRetention`` (every tombstone, by default) says for
 /// how long; forgetting one raises the file's `forgotten_through`, and a cursor below it
 /// throws `cursorExpired`, whose reader reads everything again from `nil`. Pruning runs on
-/// open, after every 1,024 deletions, and on ``pruneTombstones()``.
+/// open, after every 1,024 deletions, and on ``pruneTombstones(keeping:)``.
 ///
 /// A page is read in one read transaction: the log's range after the cursor, joined to each
 /// ID's row through the `id` index. Each entity's row is checked against its `crc` before it
@@ -251,7 +251,7 @@ import Repositories
 ///
 /// ### Change feed
 /// - ``changes(since:limit:)``
-/// - ``pruneTombstones()``
+/// - ``pruneTombstones(keeping:)``
 public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
 where Entity.ID: Codable & Sendable {
     /// The type that identifies an entity.

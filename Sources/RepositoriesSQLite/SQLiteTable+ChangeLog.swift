@@ -168,7 +168,8 @@ extension SQLiteTable {
                 return entries
             }
             return SQLiteChangeEntries(
-                origin: record.origin, after: after, entries: entries, newest: newest, limit: limit)
+                origin: record.origin, bound: record.forgottenThrough, after: after, entries: entries,
+                newest: newest, limit: limit)
         }
     }
 
@@ -185,7 +186,9 @@ extension SQLiteTable {
                 "The cursor is at change \(cursor.number), past this table's newest, \(newest): it was issued by another copy of the file",
                 location: location)
         }
-        guard cursor.number >= forgottenThrough else {
+        // Below the bound, the cursor is answered only when nothing was forgotten since it was
+        // issued (its reader was reading from nil, which needs no tombstone).
+        guard cursor.number >= forgottenThrough || cursor.bound == forgottenThrough else {
             throw SQLiteChangeCursor.expired(
                 "The cursor is at change \(cursor.number), older than the deletions this table remembers (it forgot those up to change \(forgottenThrough))",
                 location: location)
