@@ -27,7 +27,8 @@
 ///   store issued) throws `RepositoryError` with code ``RepositoryError/Code/cursorExpired``;
 ///   the reader then reads from `nil` again.
 ///
-/// `InMemoryRepository` conforms; the other stores that serve devices follow.
+/// `InMemoryRepository`, `SQLiteRepository` and `PostgresRepository` conform, and so does every
+/// decorator over one of them; an `HTTPRepository` feed follows.
 public protocol ChangeFeedRepository<Entity, ID>: Repository {
     /// The changes after `cursor` (`nil`: every entity there is), at most `limit` IDs.
     ///
