@@ -35,6 +35,9 @@
 //   RepositoriesCrashFixture sqlite-open <store-path>
 //       print "opening", open a SQLiteRepository (making the change log of a table that has
 //       none), print "opened", close, print "closed" (see SQLiteChangeLogBackFill.swift)
+//   RepositoriesCrashFixture offline-first-feed <device-dir> <remote-sqlite-path> <first-id>
+//       a device over a SQLite remote with a change feed, saving and syncing forever; print
+//       each ID once its save returned (see OfflineFirstOverSQLiteFeed.swift)
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -170,6 +173,9 @@ do {
         try await openSQLiteWhenToldAndSave(at: url, id: Int(arguments[3]) ?? 0)
     case "sqlite-open":
         try await openSQLiteAndClose(at: url)
+    case "offline-first-feed":
+        try await offlineFirstOverSQLiteFeed(
+            device: url, remote: arguments[3], firstID: arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0)
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
         switch arguments[3] {
