@@ -91,20 +91,6 @@ public struct ConformanceOptions<Repo: Repository>: Sendable {
         !unsupported.contains(capability)
     }
 
-    /// The seed to use: the option, else the environment's, else a fresh one.
-    ///
-    /// - Throws: ``RepositoryError/Code/rejected`` when the environment variable is set but
-    ///   is not a number, rather than quietly running with another seed.
-    func resolvedSeed() throws -> UInt64 {
-        if let seed { return seed }
-        guard let text = ProcessInfo.processInfo.environment["REPOSITORY_CONFORMANCE_SEED"] else {
-            return UInt64.random(in: 1...UInt64.max)
-        }
-        guard let fromEnvironment = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
-            throw RepositoryError.rejected(
-                "REPOSITORY_CONFORMANCE_SEED is \"\(text)\", which is not a seed",
-                recovery: "Set it to the number a failure printed, such as 42, or unset it")
-        }
-        return fromEnvironment
-    }
+    /// The seed to use (``ConformanceSeed``).
+    func resolvedSeed() throws -> UInt64 { try ConformanceSeed.resolve(seed) }
 }

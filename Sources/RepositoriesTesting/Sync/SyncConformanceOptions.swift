@@ -81,15 +81,6 @@ public struct SyncConformanceOptions<Remote: Repository>: Sendable {
         self.beforeFinalSync = beforeFinalSync
     }
 
-    func resolvedSeed() throws -> UInt64 {
-        if let seed { return seed }
-        guard let text = ProcessInfo.processInfo.environment["REPOSITORY_CONFORMANCE_SEED"] else {
-            return UInt64.random(in: 1...UInt64.max)
-        }
-        guard let fromEnvironment = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
-            throw ConformanceSetupError(
-                message: "REPOSITORY_CONFORMANCE_SEED is \"\(text)\", which is not a seed")
-        }
-        return fromEnvironment
-    }
+    /// The seed to use (``ConformanceSeed``).
+    func resolvedSeed() throws -> UInt64 { try ConformanceSeed.resolve(seed) }
 }
