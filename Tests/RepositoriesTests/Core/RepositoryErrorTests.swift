@@ -59,6 +59,7 @@ import Testing
             .partiallyApplied(
                 .save, removed: true, underlying: Underlying(), primary: "remote", second: "local store"),
             .writtenByNewerVersion(3, knownVersion: 2, location: "a.store"),
+            RepositoryError(.cursorExpired, reason: "tombstones pruned"),
         ]
         #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.all))
     }
@@ -70,7 +71,7 @@ import Testing
         (.circuitOpen, "circuitOpen"), (.rejected, "rejected"), (.conflict, "conflict"),
         (.locked, "locked"), (.corrupted, "corrupted"), (.encodingFailed, "encodingFailed"),
         (.decodingFailed, "decodingFailed"), (.closed, "closed"), (.partiallyApplied, "partiallyApplied"),
-        (.writtenByNewerVersion, "writtenByNewerVersion"),
+        (.writtenByNewerVersion, "writtenByNewerVersion"), (.cursorExpired, "cursorExpired"),
     ]
 
     @Test func everyCodeKeepsItsNameAsRawValueAndDescription() {
