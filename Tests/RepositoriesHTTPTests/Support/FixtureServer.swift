@@ -56,7 +56,7 @@ final class FixtureServer: Sendable {
         try process.run()
         let line = await Self.firstLine(of: output.fileHandleForReading)
         guard let line, let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
-            process.terminate()
+            Foundation.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw ServerError("the fixture server did not print its port; it printed \(line ?? "nothing")")
         }
@@ -84,9 +84,17 @@ final class FixtureServer: Sendable {
     }
 
     /// Stops the server and waits for the process to end.
+    ///
+    /// Closing its standard input ends it, unless another child process started meanwhile
+    /// inherited the pipe's other end (two servers started at once can each hold the other's),
+    /// and SIGTERM cannot end it: a child started from a dispatch thread inherits a signal
+    /// mask that blocks it. So after a grace of two seconds the server gets SIGKILL, which
+    /// nothing blocks; found when a CI run waited forever on a server that did not end.
     func stop() {
         try? input.fileHandleForWriting.close()  // the child may have gone already
-        if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         control.invalidateAndCancel()
     }
