@@ -5,7 +5,8 @@ extension OfflineFirstRepository {
     /// Brings the remote's changes into the local store, keeping every entity that has a
     /// pending change: through the remote's change feed, from the cursor kept with the
     /// outbox, when the remote has one (``ChangeFeedRepository``); else, or without a cursor,
-    /// or when the feed refuses it as expired, by reading the whole collection.
+    /// or when the feed refuses it as expired, or first after a session that ended without
+    /// closing the outbox (``SessionMarker``), by reading the whole collection.
     func pull(_ tally: SyncTally<ID>) async throws {
         guard let feed = remote as? any ChangeFeedRepository<Entity, ID> else {
             tally.requested()
@@ -14,14 +15,25 @@ extension OfflineFirstRepository {
         }
         guard let cursor = outbox.pullCursor.current else {
             try await pullFromTheStart(of: feed, tally)
+            outbox.session.settled()
             return tally.pulled(
                 fullPullReason: "no cursor yet: the first pull through the remote's change feed")
+        }
+        guard !outbox.session.lastSessionEndedUnclosed else {
+            // A write the process was killed in may have left an entity here with no change
+            // queued; only a full pull finds that the remote does not hold it.
+            try await pullFromTheStart(of: feed, tally)
+            outbox.session.settled()
+            return tally.pulled(
+                fullPullReason: "the last session ended without closing the outbox: a write cut short may "
+                    + "have left here what the remote never got")
         }
         do {
             try await pullChanges(of: feed, after: cursor, tally)
             tally.pulled(fullPullReason: nil)
         } catch let error as RepositoryError where error.code == .cursorExpired {
             try await pullFromTheStart(of: feed, tally)
+            outbox.session.settled()
             tally.pulled(
                 fullPullReason: "the remote's change feed refused the cursor as expired (\(error.reason))")
         }

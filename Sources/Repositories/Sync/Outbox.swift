@@ -18,8 +18,10 @@ import Synchronization
 /// acknowledges them (the name with `.conflicts` added, a journal with the same
 /// guarantees), the time of the last sync (`.synced`), and the cursor of the remote's change
 /// feed up to which the local store holds the remote's changes (`.cursor`, when the remote
-/// has a feed). Move or delete them together, with the local store: a cursor kept beside an
-/// emptied local store would make the next syncs ask only for what changed since.
+/// has a feed), and while it is open, a marker (`.open`): found when the outbox opens, the last
+/// session ended without `close()`, and the next pull reads the remote in full. Move or
+/// delete them together, with the local store: a cursor kept beside an emptied local store
+/// would make the next syncs ask only for what changed since.
 ///
 /// A later change to an ID replaces the queued one (a delete replaces a save), keeping the
 /// base it was first made on and taking a new idempotency key. Only an
@@ -42,6 +44,8 @@ where Entity.ID: Codable & Sendable {
     private let syncedAt: Mutex<Date?>
     /// The cursor of the last page of the remote's change feed the local store took.
     let pullCursor: PullCursorFile
+    /// Whether the last session ended without closing the outbox.
+    let session: SessionMarker
 
     /// The file beside the outbox that keeps when a sync last finished.
     private var syncedAtURL: URL { store.fileURL.appendingPathExtension("synced") }
@@ -105,6 +109,7 @@ where Entity.ID: Codable & Sendable {
             revisions = RevisionCounter(after: highest)
             syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
             pullCursor = try PullCursorFile(url: store.fileURL.appendingPathExtension("cursor"))
+            session = try SessionMarker(url: store.fileURL.appendingPathExtension("open"))
         } catch {
             // Opening failed half way: let go of the outbox's file, so a fix and a retry can open it.
             try await store.close()
@@ -146,6 +151,7 @@ where Entity.ID: Codable & Sendable {
         do { try await conflicts.close() } catch { failure = error }
         try await store.close()
         if let failure { throw failure }
+        try session.remove()
     }
 
     /// Every pending change, in the order their IDs were first changed.

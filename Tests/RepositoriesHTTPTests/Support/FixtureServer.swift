@@ -85,15 +85,14 @@ final class FixtureServer: Sendable {
 
     /// Stops the server and waits for the process to end.
     ///
-    /// Closing its standard input ends it, unless another child process started meanwhile
-    /// inherited the pipe's other end (two servers started at once can each hold the other's),
-    /// and SIGTERM cannot end it: a child started from a dispatch thread inherits a signal
-    /// mask that blocks it. So after a grace of two seconds the server gets SIGKILL, which
-    /// nothing blocks; found when a CI run waited forever on a server that did not end.
+    /// The server gets SIGKILL, which nothing blocks: closing its standard input does not end
+    /// it when another child started meanwhile inherited the pipe's other end (two servers
+    /// started at once can each hold the other's), and SIGTERM does not either, since a child
+    /// started from a dispatch thread inherits a mask that blocks it. A CI run waited forever
+    /// on such a server, spinning a cooperative thread in `waitUntilExit`. Whatever a test
+    /// reads from the server it reads before this.
     func stop() {
         try? input.fileHandleForWriting.close()  // the child may have gone already
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         control.invalidateAndCancel()

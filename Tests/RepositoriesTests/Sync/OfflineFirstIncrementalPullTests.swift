@@ -54,6 +54,34 @@ import Testing
         try await device.close()
     }
 
+    /// A write cut short by a kill can leave an entity in the local store with no change
+    /// queued (the outbox and the local store are written at once), which the remote never
+    /// gets. The first pull after a session that ended without closing the outbox reads the
+    /// remote in full, which deletes it; after a clean close the pull stays incremental.
+    /// Found by the kill test of the pull: one round ended with such an entity on the device.
+    @Test func aSessionEndedWithoutClosingIsFollowedByAFullPull() async throws {
+        let remote = CountingFeed(Self.collection(30))
+        let directory = try TemporaryDirectory()
+        var device = try await FileDevice(remote, in: directory)
+        try await device.repository.sync()
+        try await device.local.save(item(500))  // what a torn write leaves: here only, nothing queued
+        try await device.close()
+        // The marker a killed process leaves behind.
+        try Data().write(to: directory.url.appending(path: "device.outbox.open"))
+
+        device = try await FileDevice(remote, in: directory)
+        let report = try await device.repository.sync()
+        #expect(!report.pullWasIncremental)
+        #expect(report.fullPullReason?.contains("without closing") == true, "\(report)")
+        #expect(try await device.local.fetch(id: 500) == nil, "the entity the remote never got is gone")
+        #expect(try await device.repository.sync().pullWasIncremental, "once is enough")
+        try await device.close()
+
+        device = try await FileDevice(remote, in: directory)
+        #expect(try await device.repository.sync().pullWasIncremental, "after a clean close")
+        try await device.close()
+    }
+
     /// The remote forgot the deletions since this device's cursor: the device reads the
     /// whole collection again, deletes what is gone, and starts a new cursor.
     @Test func anExpiredCursorFallsBackToAFullPull() async throws {
