@@ -15,7 +15,6 @@ extension OfflineFirstRepository {
         }
         guard let cursor = outbox.pullCursor.current else {
             try await pullFromTheStart(of: feed, tally)
-            outbox.session.settled()
             return tally.pulled(
                 fullPullReason: "no cursor yet: the first pull through the remote's change feed")
         }
@@ -23,7 +22,6 @@ extension OfflineFirstRepository {
             // A write the process was killed in may have left an entity here with no change
             // queued; only a full pull finds that the remote does not hold it.
             try await pullFromTheStart(of: feed, tally)
-            outbox.session.settled()
             return tally.pulled(
                 fullPullReason: "the last session ended without closing the outbox: a write cut short may "
                     + "have left here what the remote never got")
@@ -33,7 +31,6 @@ extension OfflineFirstRepository {
             tally.pulled(fullPullReason: nil)
         } catch let error as RepositoryError where error.code == .cursorExpired {
             try await pullFromTheStart(of: feed, tally)
-            outbox.session.settled()
             tally.pulled(
                 fullPullReason: "the remote's change feed refused the cursor as expired (\(error.reason))")
         }
@@ -77,6 +74,8 @@ extension OfflineFirstRepository {
         }
         try await replaceLocal(with: order.compactMap { entities[$0] }, tally)
         if let cursor { try outbox.pullCursor.keep(cursor) }
+        // What a session that ended without closing may have left here is gone now.
+        outbox.session.settled()
     }
 
     /// Makes the local store hold `values`, the remote's whole collection, except where a
