@@ -25,7 +25,10 @@ import Testing
                     await store.close()
                     return try await open(store.tableName)
                 },
-                tearDown: { store in await store.close() }),
+                tearDown: { store in await store.close() },
+                // Every write is a round trip and a commit here: 4 × 60 keeps the law's
+                // interleavings without crowding the rest of the suite on a two-core machine.
+                concurrentWriters: 4, writesPerWriter: 60),
             makeRepository: { try await open(PostgresStores.tableName("feed")) }
         ).run()
     }

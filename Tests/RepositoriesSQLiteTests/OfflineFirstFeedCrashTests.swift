@@ -21,10 +21,10 @@ import Testing
         for round in 0..<ChildProcess.killCount {
             // Another client changes the remote: new entities, new revisions, deletions.
             let writer = try await SQLiteRepository<FixtureEntity>(fileURL: remoteURL)
-            let ids = (0..<1_400).map { _ in Int.random(in: 0..<3_000, using: &random) }
+            let ids = (0..<700).map { _ in Int.random(in: 0..<3_000, using: &random) }
             try await writer.save(
-                contentsOf: ids.prefix(1_000).map { FixtureEntity.make($0, revision: round) })
-            try await writer.delete(ids: Array(ids.suffix(400)))
+                contentsOf: ids.prefix(500).map { FixtureEntity.make($0, revision: round) })
+            try await writer.delete(ids: Array(ids.suffix(200)))
             try await writer.close()
 
             let child = try ChildProcess(["offline-first-feed", device.path, remoteURL.path, String(next)])

@@ -30,7 +30,10 @@ import Testing
                     try await store.close()
                     return try await SQLiteRepository<Entity>(fileURL: url, options: Self.options)
                 },
-                tearDown: { store in try await store.close() }),
+                tearDown: { store in try await store.close() },
+                // Every write is durable here: 4 × 60 keeps the law's interleavings without
+                // crowding the rest of the suite on a two-core machine.
+                concurrentWriters: 4, writesPerWriter: 60),
             makeRepository: {
                 try await SQLiteRepository<Entity>(
                     fileURL: directory.appending(path: "feed-\(UUID().uuidString).sqlite"),
