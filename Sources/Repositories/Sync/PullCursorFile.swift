@@ -32,15 +32,7 @@ final class PullCursorFile: Sendable {
     func keep(_ cursor: SyncCursor) throws {
         let temporary = url.appendingPathExtension("new")
         do {
-            try Data(cursor.token.utf8).write(to: temporary)
-            let handle = try FileHandle(forUpdating: temporary)
-            do {
-                try handle.synchronize()
-            } catch {
-                try? handle.close()  // the flush's error is the one to report
-                throw error
-            }
-            try handle.close()
+            try JournalFile.writeFlushed(Data(cursor.token.utf8), to: temporary)
             try JournalFile.rename(temporary.path, over: url.path)
             try JournalFile.synchronizeDirectory(of: url.path)
         } catch {

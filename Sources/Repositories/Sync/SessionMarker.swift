@@ -24,15 +24,7 @@ final class SessionMarker: Sendable {
         self.url = url
         unsettled = Mutex(FileManager.default.fileExists(atPath: url.path))
         do {
-            try Data().write(to: url)
-            let handle = try FileHandle(forUpdating: url)
-            do {
-                try handle.synchronize()
-            } catch {
-                try? handle.close()  // the flush's error is the one to report
-                throw error
-            }
-            try handle.close()
+            try JournalFile.writeFlushed(Data(), to: url)
             try JournalFile.synchronizeDirectory(of: url.path)
         } catch {
             throw RepositoryError(
