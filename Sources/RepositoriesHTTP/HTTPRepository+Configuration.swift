@@ -75,6 +75,13 @@ extension HTTPRepository {
         /// of a ``saveStrategy``) sends a key derived from it per request (`<key>-<n>`,
         /// `<key>-create`), the same for the same request on every attempt.
         public var idempotencyKeyHeader: String?
+        /// The API's change feed, if it serves one (`nil` by default): with it the repository
+        /// answers `changes(since:limit:)`, and an offline-first sync pulls only what changed.
+        ///
+        /// ```swift
+        /// configuration.changeFeed = .changesEndpoint()   // GET <collection>/changes?since=…
+        /// ```
+        public var changeFeed: ChangeFeed?
 
         /// Creates a configuration; every parameter has the REST default.
         public init(
@@ -91,7 +98,8 @@ extension HTTPRepository {
             maximumPages: Int = 10_000,
             saveStrategy: HTTPSaveStrategy = .saveEndpoint,
             trailingSlash: Bool = false,
-            idempotencyKeyHeader: String? = "Idempotency-Key"
+            idempotencyKeyHeader: String? = "Idempotency-Key",
+            changeFeed: ChangeFeed? = nil
         ) {
             self.endpoints = endpoints
             self.coding = coding
@@ -107,6 +115,7 @@ extension HTTPRepository {
             self.saveStrategy = saveStrategy
             self.trailingSlash = trailingSlash
             self.idempotencyKeyHeader = idempotencyKeyHeader
+            self.changeFeed = changeFeed
         }
 
         /// Reads the collection in pages of `limit` by offset (`?offset=0&limit=100`, then

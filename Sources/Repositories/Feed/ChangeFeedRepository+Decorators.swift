@@ -18,6 +18,9 @@ extension RetryingRepository: ChangeFeedRepository where Base: ChangeFeedReposit
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await forwardChanges(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension TimeoutRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -25,6 +28,9 @@ extension TimeoutRepository: ChangeFeedRepository where Base: ChangeFeedReposito
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await forwardChanges(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension CircuitBreakerRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -33,6 +39,9 @@ extension CircuitBreakerRepository: ChangeFeedRepository where Base: ChangeFeedR
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await forwardChanges(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension InstrumentedRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -40,6 +49,9 @@ extension InstrumentedRepository: ChangeFeedRepository where Base: ChangeFeedRep
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await forwardChanges(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension ObservedRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -47,6 +59,9 @@ extension ObservedRepository: ChangeFeedRepository where Base: ChangeFeedReposit
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await base.changes(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension CoalescingRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -55,6 +70,9 @@ extension CoalescingRepository: ChangeFeedRepository where Base: ChangeFeedRepos
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await base.changes(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension ReadOnlyRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -62,6 +80,9 @@ extension ReadOnlyRepository: ChangeFeedRepository where Base: ChangeFeedReposit
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await base.changes(since: cursor, limit: limit)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
 
 extension MappedRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -76,4 +97,7 @@ extension MappedRepository: ChangeFeedRepository where Base: ChangeFeedRepositor
         return ChangePage(
             saved: try page.saved.map(domain), deleted: page.deleted, next: page.next, hasMore: page.hasMore)
     }
+
+    /// Whether the base serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }

@@ -28,11 +28,24 @@
 ///   the reader then reads from `nil` again.
 ///
 /// `InMemoryRepository`, `SQLiteRepository` and `PostgresRepository` conform, and so does every
-/// decorator over one of them; an `HTTPRepository` feed follows.
+/// decorator over one of them; `HTTPRepository` conforms and serves a feed when its
+/// configuration names the API's (``servesChangeFeed``).
 public protocol ChangeFeedRepository<Entity, ID>: Repository {
     /// The changes after `cursor` (`nil`: every entity there is), at most `limit` IDs.
     ///
     /// - Throws: `RepositoryError` with code `cursorExpired` when the feed cannot answer from
-    ///   `cursor`, and `rejected` when `limit` is not above zero.
+    ///   `cursor`, and `rejected` when `limit` is not above zero (or when the repository
+    ///   serves no feed, ``servesChangeFeed``).
     func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID>
+
+    /// Whether ``changes(since:limit:)`` can answer: `true` for a store that keeps a feed;
+    /// `false` for one whose type can serve a feed but that was set up without one (an
+    /// `HTTPRepository` whose configuration names no feed endpoint). An offline-first sync
+    /// reads a remote that serves none in full, and says so in its report. Default: `true`.
+    var servesChangeFeed: Bool { get }
+}
+
+extension ChangeFeedRepository {
+    /// `true`: a store that conforms keeps a feed, unless it says otherwise.
+    public var servesChangeFeed: Bool { true }
 }

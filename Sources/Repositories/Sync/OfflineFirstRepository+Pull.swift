@@ -8,7 +8,7 @@ extension OfflineFirstRepository {
     /// or when the feed refuses it as expired, or first after a session that ended without
     /// closing the outbox (``SessionMarker``), by reading the whole collection.
     func pull(_ tally: SyncTally<ID>) async throws {
-        guard let feed = remote as? any ChangeFeedRepository<Entity, ID> else {
+        guard let feed = remote as? any ChangeFeedRepository<Entity, ID>, feed.servesChangeFeed else {
             tally.requested()
             try await replaceLocal(with: try await remote.fetchAll(), tally)
             return tally.pulled(fullPullReason: "the remote has no change feed")

@@ -193,4 +193,7 @@ extension FaultInjectingRepository: ChangeFeedRepository where Base: ChangeFeedR
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await intercept(.fetchAll) { try await base.changes(since: cursor, limit: limit) }
     }
+
+    /// Whether ``base`` serves a feed.
+    public var servesChangeFeed: Bool { base.servesChangeFeed }
 }

@@ -215,4 +215,7 @@ extension _SyncLink: ChangeFeedRepository where Base: ChangeFeedRepository {
         }
         return page
     }
+
+    /// Whether the remote serves a feed.
+    var servesChangeFeed: Bool { base.servesChangeFeed }
 }

@@ -20,6 +20,12 @@ Resources
                               If-None-Match: * (412 when the item exists: a create only)
     DELETE /<c>/<id>          204, or 404 when absent; If-Match is honoured (412 when it
                               does not match a present item)
+    GET    /<c>/changes?since=CURSOR&limit=N
+                              the change feed (Docs/HTTP.md's convention): the items changed
+                              after CURSOR (every item, without it), at most N, as
+                              {"saved": [...], "deleted": [ids], "next": "...", "more": bool};
+                              410 for a cursor whose deletions were forgotten or that another
+                              server (or an earlier run) issued
 Every GET answers an ETag (a hash of the body) and 304 to a matching If-None-Match.
 IDs are keys in Unicode normalization form C, so two spellings of one ID name one item.
 
@@ -55,6 +61,7 @@ Control (never scripted, never logged)
                      {"action": "drop"}             headers and half a body, then the
                                                     connection is closed
                      {"action": "pass"}             the ordinary answer
+    POST /__forget-deletions?collection=C   forgets C's tombstones: older cursors answer 410
     GET  /__log?collection=C           the requests C received: method, path, headers,
                                        a write's body, and the status answered
     GET  /__wait?collection=C&requests=N&aborted=M&timeout=S
@@ -65,6 +72,7 @@ Control (never scripted, never logged)
 import email.utils
 import hashlib
 import json
+import os
 import select
 import socket
 import sys
@@ -85,10 +93,76 @@ class Store:
         self.aborted = {}  # name -> count of clients that hung up on a slow answer
         self.answers = {}  # idempotency key -> (method, path, status, headers, body)
         self.tables = {}  # PostgREST table -> OrderedDict(key -> row)
+        self.feeds = {}  # name -> Feed
         self.sequence = 0
 
     def collection(self, name):
         return self.collections.setdefault(name, OrderedDict())
+
+    def feed(self, name):
+        return self.feeds.setdefault(name, Feed())
+
+    def put(self, name, key, body):
+        """Stores an item and numbers its change; called with the condition held."""
+        self.collection(name)[key] = body  # an existing key keeps its place
+        self.feed(name).changed(key, json.loads(body).get("id", key))
+
+    def remove(self, name, key):
+        """Removes an item, leaving a tombstone; whether it existed. Condition held."""
+        stored = self.collection(name).pop(key, None)
+        if stored is not None:
+            self.feed(name).changed(key, json.loads(stored).get("id", key))
+        return stored is not None
+
+    def clear(self, name):
+        for key in list(self.collection(name)):
+            self.remove(name, key)
+
+
+class Feed:
+    """One collection's change feed: the number of every key's last change, in order, and
+    the number below which deletions are forgotten. Cursors are "<epoch>:<number>:<forgets>";
+    the epoch is this server's, so a cursor from another server is refused; a cursor handed
+    out before the last forgetting, below its number, is refused too (one handed out since is
+    good: its reader read no item whose deletion was forgotten)."""
+
+    def __init__(self):
+        self.epoch = os.urandom(4).hex()
+        self.number = 0
+        self.last = OrderedDict()  # key -> number of its last change, oldest first
+        self.ids = {}  # key -> the "id" as JSON had it, for its tombstone
+        self.forgotten_below = 0
+        self.forgets = 0
+
+    def changed(self, key, id_value):
+        self.number += 1
+        self.last[key] = self.number
+        self.last.move_to_end(key)
+        self.ids[key] = id_value
+
+    def forget_deletions(self, collection):
+        """Drops every tombstone: a cursor from before now can no longer be answered."""
+        for key in [k for k in self.last if k not in collection]:
+            del self.last[key]
+            del self.ids[key]
+        self.forgotten_below = self.number
+        self.forgets += 1
+
+    def cursor(self, number):
+        return "%s:%d:%d" % (self.epoch, number, self.forgets)
+
+    def after(self, cursor):
+        """The number a cursor stands for, or None when it cannot be answered from."""
+        if cursor is None:
+            return 0
+        parts = cursor.split(":")
+        canonical = all(p.isdigit() and p == str(int(p)) for p in parts[1:])
+        if len(parts) != 3 or parts[0] != self.epoch or not canonical:
+            return None
+        number, forgets = int(parts[1]), int(parts[2])
+        if number > self.number or (forgets < self.forgets and number < self.forgotten_below):
+            return None
+        return number
 
 
 STORE = Store()
@@ -279,19 +353,56 @@ class Handler(BaseHTTPRequestHandler):
             if not all(isinstance(item, dict) and "id" in item for item in items):
                 return self.answer_json(422, {"error": "every entity needs an id"})
             with STORE.condition:
-                collection = STORE.collection(name)
                 for item in items:
-                    collection[item_key(item["id"])] = json.dumps(item).encode()
+                    STORE.put(name, item_key(item["id"]), json.dumps(item).encode())
             if isinstance(value, dict):
                 return self.answer(201, json.dumps(value).encode())
             return self.answer(204)
         if method == "DELETE":
             with STORE.condition:
-                STORE.collection(name).clear()
+                STORE.clear(name)
             return self.answer(204)
         self.answer_json(405, {"error": "method not allowed"})
 
+    def on_changes(self, name, query):
+        """The change feed: the items changed after ?since (every item without it), at most
+        ?limit, as {"saved", "deleted", "next", "more"}; 410 for a cursor it cannot answer."""
+        try:
+            limit = int((query.get("limit") or ["100"])[0])
+        except ValueError:
+            limit = 0
+        if limit < 1:
+            return self.answer_json(400, {"error": "limit must be a positive integer"})
+        since = (query.get("since") or [None])[0]
+        with STORE.condition:
+            collection = STORE.collection(name)
+            feed = STORE.feed(name)
+            after = feed.after(since)
+            if after is None:
+                return self.answer_json(410, {"error": "the cursor is too old or not this server's",
+                                              "since": since})
+            saved, deleted, number, more = [], [], after, False
+            for key, changed in feed.last.items():
+                if changed <= after:
+                    continue
+                if len(saved) + len(deleted) == limit:
+                    more = True
+                    break
+                if key in collection:
+                    saved.append(collection[key])
+                else:
+                    deleted.append(feed.ids[key])
+                number = changed
+            if not more:
+                number = feed.number
+            page = {"deleted": deleted, "next": feed.cursor(number), "more": more}
+        body = json.dumps(page).encode()
+        body = body[:-1] + b', "saved": [' + b",".join(saved) + b"]}"
+        return self.answer_get(body)
+
     def on_item(self, method, name, key, query, body):
+        if method == "GET" and key == "changes":
+            return self.on_changes(name, query)
         if method == "GET":
             with STORE.condition:
                 stored = STORE.collection(name).get(key)
@@ -318,7 +429,7 @@ class Handler(BaseHTTPRequestHandler):
                 absent_only = (self.headers.get("If-None-Match") or "").strip() == "*"
                 if absent_only and current is not None:
                     return self.answer_json(412, {"error": "precondition failed: the item exists", "id": key})
-                collection[key] = body  # an existing key keeps its place
+                STORE.put(name, key, body)
             return self.answer(201 if current is None else 200, body, {"ETag": etag_of(body)})
         if method == "DELETE":
             with STORE.condition:
@@ -328,7 +439,7 @@ class Handler(BaseHTTPRequestHandler):
                 if current is not None and condition is not None and condition.strip() != "*":
                     if etag_of(current) not in [t.strip() for t in condition.split(",")]:
                         return self.answer_json(412, {"error": "precondition failed"})
-                existed = collection.pop(key, None) is not None
+                existed = STORE.remove(name, key)
             if existed:
                 return self.answer(204)
             return self.answer_json(404, {"error": "not found", "id": key})
@@ -507,6 +618,10 @@ class Handler(BaseHTTPRequestHandler):
                 STORE.scripts.setdefault(request["collection"], []).extend(request["responses"])
             return self.answer(204)
         name = (query.get("collection") or [""])[0]
+        if command == "__forget-deletions" and method == "POST":
+            with STORE.condition:
+                STORE.feed(name).forget_deletions(STORE.collection(name))
+            return self.answer(204)
         if command == "__log" and method == "GET":
             with STORE.condition:
                 log = list(STORE.logs.get(name, []))

@@ -176,6 +176,11 @@ final class FixtureServer: Sendable {
         _ = try await call("GET", "/__wait?\(query)")
     }
 
+    /// Forgets `collection`'s tombstones: a feed cursor from before now answers `410`.
+    func forgetDeletions(_ collection: URL) async throws {
+        _ = try await call("POST", "/__forget-deletions?collection=\(collection.lastPathComponent)")
+    }
+
     /// The raw body of `GET path`, bypassing the repository.
     func raw(_ url: URL) async throws -> Data {
         try await call("GET", url.path)

@@ -1,0 +1,47 @@
+import Foundation
+import Repositories
+
+extension HTTPRepository: ChangeFeedRepository {
+    /// Whether the API serves a change feed: whether ``Configuration/changeFeed`` names one.
+    /// An offline-first sync over a repository without one reads the collection in full.
+    public var servesChangeFeed: Bool { configuration.changeFeed != nil }
+
+    /// The changes after `cursor`, as the API's feed answers them (``Configuration/changeFeed``):
+    /// one request per page.
+    ///
+    /// - Throws: `cursorExpired` when the server answers one of the feed's
+    ///   ``ChangeFeed/expiredStatuses`` (`410 Gone` by default); `rejected` when `limit` is not
+    ///   above zero or no feed is configured, before any request; `decodingFailed` quoting an
+    ///   answer that is not a page; else `RepositoryError` as the type's documentation lists.
+    public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        guard let feed = configuration.changeFeed else {
+            throw RepositoryError(
+                .rejected,
+                reason: "changes(since:limit:) was called on \(resource.collection.absoluteString), "
+                    + "whose configuration names no change feed. Nothing was sent",
+                recovery: "Set Configuration.changeFeed to the API's feed (.changesEndpoint()), or read "
+                    + "the collection with fetchAll()",
+                location: resource.collection.absoluteString)
+        }
+        guard limit > 0 else {
+            throw RepositoryError(
+                .rejected, reason: "changes(since:limit:) asked for \(limit) changes; ask for 1 or more",
+                location: resource.collection.absoluteString)
+        }
+        let endpoint = feed.request(cursor, limit, resource)
+        let reply = try await exchange(endpoint, operation: "changes(since:limit:)")
+        if feed.expiredStatuses.contains(reply.status) {
+            throw RepositoryError(
+                .cursorExpired,
+                reason: "\(reply.method) \(reply.url.absoluteString) answered \(reply.status): the server "
+                    + "no longer answers from the cursor \(cursor?.token ?? "(none)"): \(reply.bodyExcerpt())",
+                recovery: "Read the feed again from the start (a nil cursor); an offline-first sync does so "
+                    + "itself",
+                location: reply.url.absoluteString, httpStatus: reply.status, responseBody: reply.body)
+        }
+        try check(reply)
+        return try decode(
+            reply, as: "a page of changes to \(Entity.self) values",
+            record: "the page after \(cursor.map { "cursor \($0.token)" } ?? "the start")", feed.decodePage)
+    }
+}
