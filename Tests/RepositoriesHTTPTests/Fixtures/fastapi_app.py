@@ -27,6 +27,10 @@ are off until a test turns them on with PUT /__switches (a Switches object; GET 
     answer_late              the next N writes arrive late_delay seconds after they were
                              sent, after the client timed out: only then is their key
                              checked and are they applied
+Each resource serves its change feed at /notes/changes and /tasks/changes (?since=&limit=,
+Docs/HTTP.md's convention); POST /__forget_deletions?resource=R forgets R's tombstones, so
+older cursors answer 410.
+
 Every change applied (a create, a replace, a delete that removed something) is kept in
 order with the request's Idempotency-Key and body: GET /__applications?since=N reads those
 after the N-th. GET /__stats counts the answers replayed and lost, the writes held late and
@@ -116,8 +120,79 @@ applications: list[Application] = []
 stats = {"replayed": 0, "lost": 0, "late": 0, "late_landed": 0}
 
 
+class Feed:
+    """One resource's change feed (Docs/HTTP.md's convention): the number of every item's
+    last change, oldest first, and where forgotten deletions end. A cursor is
+    "<epoch>:<number>:<forgets>": the epoch is this process's, so a cursor from before a
+    restart is refused; one handed out before the deletions were last forgotten, and below
+    them, is refused too."""
+
+    def __init__(self):
+        self.epoch = uuid.uuid4().hex[:8]
+        self.number = 0
+        self.last: dict[Any, int] = {}  # item ID -> number of its last change, oldest first
+        self.forgotten_below = 0
+        self.forgets = 0
+
+    def changed(self, item_id):
+        self.number += 1
+        self.last.pop(item_id, None)
+        self.last[item_id] = self.number
+
+    def forget_deletions(self, items):
+        for item_id in [i for i in self.last if i not in items]:
+            del self.last[item_id]
+        self.forgotten_below = self.number
+        self.forgets += 1
+
+    def page(self, since: str | None, limit: int, items: dict):
+        """(saved, deleted, next, more) after the cursor `since`; 410 when it cannot answer."""
+        after = 0
+        if since is not None:
+            parts = since.split(":")
+            canonical = len(parts) == 3 and all(p.isdigit() and p == str(int(p)) for p in parts[1:])
+            if not canonical or parts[0] != self.epoch or int(parts[1]) > self.number or (
+                    int(parts[2]) < self.forgets and int(parts[1]) < self.forgotten_below):
+                raise HTTPException(status_code=410, detail="The cursor is too old, or not this server's")
+            after = int(parts[1])
+        saved, deleted, number, more = [], [], after, False
+        for item_id, changed in self.last.items():
+            if changed <= after or (since is None and item_id not in items):
+                continue  # a reader from scratch has no use for tombstones
+            if len(saved) + len(deleted) == limit:
+                more = True
+                break
+            if item_id in items:
+                saved.append(items[item_id])
+            else:
+                deleted.append(item_id)
+            number = changed
+        if not more:
+            number = self.number
+        return saved, deleted, "%s:%d:%d" % (self.epoch, number, self.forgets), more
+
+
+feeds = {"notes": Feed(), "tasks": Feed()}
+
+
+class NoteChanges(BaseModel):
+    saved: list[Note]
+    deleted: list[int]
+    next: str
+    more: bool
+
+
+class TaskChanges(BaseModel):
+    saved: list[Task]
+    deleted: list[uuid.UUID]
+    next: str
+    more: bool
+
+
 def applied(kind, resource, item_id, key, sent, stored):
-    """Keeps one applied change; called with the lock held."""
+    """Keeps one applied change, and numbers it in the resource's feed; called with the lock
+    held."""
+    feeds[resource].changed(item_id)
     applications.append(Application(
         seq=len(applications) + 1, kind=kind, resource=resource, id=str(item_id), idempotency_key=key,
         sent=sent.model_dump(mode="json") if sent else None,
@@ -162,6 +237,12 @@ def read_applications(since: int = 0) -> list[Application]:
         return applications[since:]
 
 
+@app.post("/__forget_deletions", status_code=204)
+def forget_deletions(resource: Literal["notes", "tasks"]):
+    with lock:
+        feeds[resource].forget_deletions(notes if resource == "notes" else tasks)
+
+
 @app.get("/__stats")
 def read_stats() -> dict[str, int]:
     with lock:
@@ -183,6 +264,13 @@ def create_note(note: NoteCreate, idempotency_key: Annotated[str | None, Header(
 def read_notes(offset: int = 0, limit: Annotated[int, Query(le=100)] = 100) -> list[Note]:
     with lock:
         return list(notes.values())[offset:offset + limit]
+
+
+@app.get("/notes/changes")
+def read_note_changes(since: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> NoteChanges:
+    with lock:
+        saved, deleted, next_cursor, more = feeds["notes"].page(since, limit, notes)
+        return NoteChanges(saved=saved, deleted=deleted, next=next_cursor, more=more)
 
 
 @app.get("/notes/{note_id}")
@@ -231,6 +319,13 @@ def create_task(task: TaskCreate, idempotency_key: Annotated[str | None, Header(
 def read_tasks(offset: int = 0, limit: Annotated[int, Query(le=100)] = 100) -> list[Task]:
     with lock:
         return list(tasks.values())[offset:offset + limit]
+
+
+@app.get("/tasks/changes")
+def read_task_changes(since: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> TaskChanges:
+    with lock:
+        saved, deleted, next_cursor, more = feeds["tasks"].page(since, limit, tasks)
+        return TaskChanges(saved=saved, deleted=deleted, next=next_cursor, more=more)
 
 
 @app.get("/tasks/{task_id}")

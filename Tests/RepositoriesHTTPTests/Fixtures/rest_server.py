@@ -383,8 +383,8 @@ class Handler(BaseHTTPRequestHandler):
                                               "since": since})
             saved, deleted, number, more = [], [], after, False
             for key, changed in feed.last.items():
-                if changed <= after:
-                    continue
+                if changed <= after or (since is None and key not in collection):
+                    continue  # a reader from scratch has no use for tombstones
                 if len(saved) + len(deleted) == limit:
                     more = True
                     break

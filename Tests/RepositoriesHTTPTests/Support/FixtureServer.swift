@@ -186,7 +186,8 @@ final class FixtureServer: Sendable {
         try await call("GET", url.path)
     }
 
-    private func call(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
+    /// Sends `method path` to the server's root, bypassing any repository; throws unless it answers 2xx.
+    func call(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
         guard let url = URL(string: root.absoluteString + path) else { throw ServerError("bad path \(path)") }
         var request = URLRequest(url: url)
         request.httpMethod = method

@@ -9,4 +9,5 @@ router.register(r"tasks", views.TaskViewSet)
 
 urlpatterns = [
     path("", include(router.urls)),
+    path("__forget_deletions/<str:resource>/", views.forget),
 ]

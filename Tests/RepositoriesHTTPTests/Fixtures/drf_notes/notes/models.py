@@ -26,3 +26,28 @@ class Task(models.Model):
 
     class Meta:
         ordering = ["created_at"]
+
+
+class Change(models.Model):
+    """An entry of a resource's change feed: the last change of one item, numbered. Written in
+    the write's own transaction, in place of the item's older entry; SQLite admits one writer
+    at a time, so numbers are taken in commit order."""
+
+    number = models.BigAutoField(primary_key=True)
+    resource = models.CharField(max_length=40)
+    item = models.CharField(max_length=64)
+
+    class Meta:
+        indexes = [models.Index(fields=["resource", "number"])]
+        constraints = [models.UniqueConstraint(fields=["resource", "item"], name="one_entry_per_item")]
+
+
+class FeedState(models.Model):
+    """What a resource's feed answers from: the database's epoch (a cursor from another
+    database is refused), the number of its last change, and where forgotten deletions end."""
+
+    resource = models.CharField(max_length=40, primary_key=True)
+    epoch = models.CharField(max_length=16)
+    last = models.BigIntegerField(default=0)
+    forgotten_below = models.BigIntegerField(default=0)
+    forgets = models.IntegerField(default=0)
