@@ -75,6 +75,11 @@ import Repositories
 /// - ``Endpoints``
 /// - ``Coding``
 /// - ``Resource``
+///
+/// ### Syncing only what changed
+/// - ``ChangeFeed``
+/// - ``changes(since:limit:)``
+/// - ``servesChangeFeed``
 public struct HTTPRepository<Entity: Codable & Identifiable & Sendable>: Repository
 where Entity.ID: Codable & Sendable {
     /// The entity's ID type.

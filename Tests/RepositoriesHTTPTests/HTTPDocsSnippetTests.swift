@@ -56,6 +56,21 @@ enum DocsSnippets {
         try await notes.save(note)  // PUT /notes/42
     }
 
+    static func changeFeed(api: URL, transport: some HTTPTransport) async throws {
+        var configuration = HTTPRepository<Note>.Configuration.fastAPI()
+        configuration.changeFeed = .changesEndpoint()  // GET /notes/changes?since=…&limit=…
+        let notes = HTTPRepository<Note>(
+            baseURL: api.appending(path: "notes/"), configuration: configuration, transport: transport)
+        let page = try await notes.changes(since: nil, limit: 500)  // the first page: every note there is
+        _ = try await notes.changes(since: page.next, limit: 500)  // what changed since
+    }
+
+    static func djangoRESTChangeFeed() -> HTTPRepository<Note>.Configuration {
+        var configuration = HTTPRepository<Note>.Configuration.djangoREST(pageSize: 100)
+        configuration.changeFeed = .changesEndpoint()  // GET /notes/changes/?since=…&limit=…
+        return configuration
+    }
+
     static func supabase(project: URL, anonKey: String, session: Session, transport: some HTTPTransport)
         async throws
     {
@@ -75,6 +90,7 @@ enum DocsSnippets {
             switch (request.method, request.url.lastPathComponent) {
             case ("GET", "notes"): (200, [:], #"{"count":1,"next":null,"results":[{"id":42,"title":"a"}]}"#)
             case ("GET", "42"): (200, [:], #"{"id":42,"title":"a"}"#)
+            case ("GET", "changes"): (200, [:], #"{"saved":[],"deleted":[],"next":"c1","more":false}"#)
             case ("GET", _): (200, ["Content-Range": "0-0/2"], #"[{"id":42,"title":"a"}]"#)
             case ("PUT", "7"): (404, [:], "")
             default: (201, [:], #"{"id":42,"title":"Call the plumber"}"#)
@@ -107,5 +123,16 @@ enum DocsSnippets {
             try await run {
                 try await DocsSnippets.supabase(project: $0, anonKey: "anon", session: .init(), transport: $1)
             } == ["POST /rest/v1/notes", "GET /rest/v1/notes?select=id&limit=1"])
+        #expect(
+            try await run { try await DocsSnippets.changeFeed(api: $0, transport: $1) } == [
+                "GET /notes/changes?limit=500", "GET /notes/changes?since=c1&limit=500",
+            ])
+        #expect(
+            try await run { api, transport in
+                _ = try await HTTPRepository<DocsSnippets.Note>(
+                    baseURL: api.appending(path: "notes"), configuration: DocsSnippets.djangoRESTChangeFeed(),
+                    transport: transport
+                ).changes(since: SyncCursor("c1"), limit: 500)
+            } == ["GET /notes/changes/?since=c1&limit=500"])
     }
 }
