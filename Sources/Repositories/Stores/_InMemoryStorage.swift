@@ -40,6 +40,8 @@ struct _InMemoryStorage<Entity: Identifiable> {
     @usableFromInline var leastRecent = -1
     /// The change feed's log, kept by an ``InMemoryRepository`` (a store's index has none).
     @usableFromInline var changeLog: _ChangeLog<ID>?
+    /// The idempotency keys applied (``IdempotentWriteRepository``), with what each did.
+    var appliedKeys: [String: (outcome: KeyedWriteOutcome, stored: Entity?, fingerprint: String)] = [:]
 
     @inlinable init(capacity: Int?) {
         self.capacity = capacity
