@@ -11,6 +11,9 @@ import Testing
 /// a status and a reason.
 @Suite struct SyncEndpointTests {
     static let base = URL(string: "https://sync.example/todos")!
+    static let milk = #"{"id":1,"title":"Buy milk","done":false}"#
+    static let once = #"{"id":7,"title":"Once","done":false}"#
+    static let twice = #"{"id":7,"title":"Twice","done":false}"#
 
     static func client<Store>(_ endpoint: SyncEndpoint<Store>) -> HTTPRepository<Todo> {
         HTTPRepository<Todo>(
@@ -72,10 +75,10 @@ import Testing
     @Test func aWriteIsAppliedOncePerKey() async throws {
         let store = InMemoryRepository<Todo>()
         let endpoint = SyncEndpoint(store: store)
-        let first = await send(endpoint, "PUT", "/1", key: "k1", body: #"{"id":1,"title":"Buy milk","done":false}"#)
+        let first = await send(endpoint, "PUT", "/1", key: "k1", body: Self.milk)
         #expect(first.status == 201)
         try await store.save(Todo(id: 1, title: "Changed since"))
-        let again = await send(endpoint, "PUT", "/1", key: "k1", body: #"{"id":1,"title":"Buy milk","done":false}"#)
+        let again = await send(endpoint, "PUT", "/1", key: "k1", body: Self.milk)
         #expect(again.status == 201 && again.headers["Idempotent-Replayed"] == "true")
         #expect(
             try JSONDecoder().decode(Todo.self, from: again.body) == Todo(id: 1, title: "Buy milk"),
@@ -101,7 +104,7 @@ import Testing
         let statuses = await withTaskGroup(of: SyncResponse.self) { group in
             for _ in 0..<32 {
                 group.addTask {
-                    await send(endpoint, "POST", "", key: "create-7", body: #"{"id":7,"title":"Once","done":false}"#)
+                    await self.send(endpoint, "POST", "", key: "create-7", body: Self.once)
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -109,12 +112,12 @@ import Testing
         #expect(statuses.allSatisfy { $0.status == 201 }, "\(statuses.map(\.status))")
         #expect(statuses.filter { $0.headers["Idempotent-Replayed"] == nil }.count == 1)
         #expect(
-            await send(endpoint, "POST", "", key: "create-7b", body: #"{"id":7,"title":"Twice","done":false}"#).status
+            await send(endpoint, "POST", "", key: "create-7b", body: Self.twice).status
                 == 409)
         #expect(
             await send(
                 endpoint, "PUT", "/7", key: "create-7c", headers: ["If-None-Match": "*"],
-                body: #"{"id":7,"title":"Twice","done":false}"#
+                body: Self.twice
             ).status == 412)
         #expect(try await store.fetch(id: 7)?.title == "Once")
     }
