@@ -129,7 +129,8 @@ let package = Package(
         .testTarget(
             name: "RepositoriesPostgresTests",
             dependencies: [
-                "RepositoriesPostgres", "CPostgres", "RepositoriesTesting", "RepositoriesTestSupport",
+                "RepositoriesPostgres", "CPostgres", "RepositoriesHTTP", "RepositoriesTesting",
+                "RepositoriesTestSupport",
             ]
         ),
         // Every Swift snippet of README.md and Docs/*.md, compiled (a file per guide), and the

@@ -270,6 +270,7 @@ where Entity.ID: Codable & Sendable {
         }
         try await perform { connection in try connection.execute(script: table.createFeed) }
         try await pruneTombstones()
+        try await perform { connection in try connection.execute(script: table.createKeys) }
     }
 
     // MARK: Running statements

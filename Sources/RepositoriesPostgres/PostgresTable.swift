@@ -68,7 +68,7 @@ struct PostgresTable: Sendable {
     /// The LISTEN/NOTIFY channel of the table's changes.
     var channel: String { "\(name)_changes" }
     var keyType: String { integerKeys ? "bigint" : "text COLLATE \"C\"" }
-    private var keyOID: UInt32 { integerKeys ? PostgresParameter.int8 : PostgresParameter.text }
+    var keyOID: UInt32 { integerKeys ? PostgresParameter.int8 : PostgresParameter.text }
     private var keyArrayOID: UInt32 {
         integerKeys ? PostgresParameter.int8Array : PostgresParameter.textArray
     }
@@ -142,7 +142,7 @@ struct PostgresTable: Sendable {
 
     /// Notifies the IDs in `w` (a CTE of the changed rows' `id`), or ``everything`` when they
     /// would not fit; nothing when no row changed.
-    private var notifyChangedIDs: String {
+    var notifyChangedIDs: String {
         """
         SELECT pg_notify(\(literal(channel)), CASE WHEN octet_length(p) <= \(Self.payloadLimit) THEN p ELSE '*' END)
         FROM (SELECT json_agg(id)::text AS p FROM w) AS changed WHERE p IS NOT NULL

@@ -35,7 +35,7 @@ enum PostgresStores {
             await store.close()
             let name = store.tableName
             try await PostgresTestServer.shared().psql(
-                "DROP TABLE IF EXISTS \"\(name)\", \"\(name)_log\", \"\(name)_feed\"")
+                "DROP TABLE IF EXISTS \"\(name)\", \"\(name)_log\", \"\(name)_feed\", \"\(name)_keys\"")
         }
         options.makeUnencodableEntity = makeUnencodable
         // The concurrency area's 8 × 1,000 operations are round trips to a server here.
