@@ -9,11 +9,12 @@ import Repositories
 /// let notes = try await PostgresRepository<Note>(connectionString: url, options: .init(tableName: "notes"))
 /// let endpoint = SyncEndpoint(store: notes)
 ///
-/// // Vapor: every request under /notes goes to the endpoint.
-/// app.on(.GET, .PUT, .POST, .DELETE, "notes", "**") { request in
-///     try await endpoint.respond(to: SyncRequest(vapor: request, below: "/notes")).vapor
-/// }
+/// // In any framework's route for everything under /notes:
+/// let asked = SyncRequest(method: method, target: target, below: "/notes", headers: headers, body: body)
+/// let answer = await endpoint.respond(to: asked!)   // answer.status, answer.headers, answer.body
 /// ```
+///
+/// Docs/SyncServer.md mounts it in Vapor.
 ///
 /// What it serves, below the collection's path (Docs/HTTP.md's conventions):
 ///
