@@ -38,7 +38,7 @@ let package = Package(
             name: "RepositoriesBenchmarks",
             dependencies: [
                 "Repositories", "RepositoriesSQLite", "CSQLite", "RepositoriesPostgres", "CPostgres",
-                "RepositoriesTestSupport",
+                "RepositoriesHTTP", "RepositoriesTestSupport",
             ]
         ),
         .executableTarget(

@@ -49,6 +49,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),
     ("observers", BenchmarkRun.observerFigures),
+    ("sync server", BenchmarkRun.syncServerFigures),
     ("migrations", BenchmarkRun.migrationFigures),
     ("codec", BenchmarkRun.codecFigures),
 ]
