@@ -27,9 +27,9 @@ import Testing
             try await todos.save(Todo(id: 1, title: ""))
             try await todos.save(.bread)
 
-            // The conflict check's reads pass; the create of 1 is refused. Each new todo is a
-            // create of its own (`If-None-Match: *`), so 2's goes through.
-            try await server.script(url, [.pass, .pass, HTTPRefusalTests.refused])
+            // A new todo goes as a create of its own (`If-None-Match: *`), with no read first:
+            // the create of 1 is refused, 2's goes through.
+            try await server.script(url, [HTTPRefusalTests.refused])
             try await todos.sync()
             let snapshot = try await todos.snapshot(Query())
             #expect(snapshot.rejectedIDs == [1])
@@ -65,9 +65,9 @@ import Testing
             try await todos.save(.milk)
             let key = try #require(try await todos.outbox.change(for: 1)?.idempotencyKey)
 
-            // The conflict check's read passes; the server applies the PUT and its answer is
+            // A create goes with no read first; the server applies the PUT and its answer is
             // lost; the retry sends the same request again.
-            try await server.script(url, [.pass, .loseAnswer])
+            try await server.script(url, [.loseAnswer])
             try await todos.sync()
             let puts = try await server.log(url).filter { $0.line.hasPrefix("PUT") }
             #expect(puts.count >= 2)
@@ -86,7 +86,8 @@ import Testing
             let todos = try await device(url, in: directory)
             try await todos.save(.milk)
 
-            try await server.script(url, [.pass, .loseAnswer])
+            // A create goes with no read first; its answer is lost.
+            try await server.script(url, [.loseAnswer])
             await #expect(throws: RepositoryError.self) { try await todos.sync() }
             guard case .pending(1, _) = try await todos.status(of: 1) else {
                 Issue.record("a change whose answer was lost stays pending")

@@ -46,9 +46,14 @@ extension OfflineFirstRepository {
     private func push(_ tally: SyncTally<ID>) async throws {
         let pending = try await outbox.records().filter { !$0.rejected }
         guard !pending.isEmpty else { return }
+        let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
         let current: Copies
         do {
-            current = try await currentCopies(of: pending.map(\.id), tally)
+            // A first try of a create needs no read: it goes as a create the remote refuses
+            // once it holds a copy, and only then is the copy read and the change settled.
+            let unread = Set(
+                pending.filter { Plan.needsNoRead($0, createsConditionally: createsConditionally) }.map(\.id))
+            current = try await currentCopies(of: pending.map(\.id).filter { !unread.contains($0) }, tally)
         } catch {
             try await outbox.fail(pending, with: error, rejected: false)
             throw error
@@ -60,7 +65,6 @@ extension OfflineFirstRepository {
             }
         }
         var toSend: [Outgoing] = []
-        let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
         for var record in pending where current.refused[record.id] == nil {
             var copy = current.copies[record.id]
             if record.possiblyApplied.contains(where: { $0.condition != nil }) {
@@ -197,6 +201,7 @@ extension OfflineFirstRepository {
     /// are read; a batch read so refused is read again one ID at a time to find it.
     private func currentCopies(of ids: [ID], _ tally: SyncTally<ID>) async throws -> Copies {
         var result = Copies()
+        guard !ids.isEmpty else { return result }
         if let tagging = remote as? any VersionTaggingRepository<Entity, ID> {
             for id in ids {
                 try Task.checkCancellation()

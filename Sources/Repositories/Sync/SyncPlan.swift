@@ -165,6 +165,15 @@ enum SyncPlan<Entity: Codable & Identifiable & Sendable> where Entity.ID: Codabl
     /// where a copy exists and go out next under a new key, and the first request, landing
     /// late, would be a second application. A change with a base, a delete, or a save that
     /// found a copy goes as before.
+    /// Whether `record` can be pushed without reading the remote's copy first: the first try
+    /// of a create (no base, never sent) to a remote that refuses a create of an ID it holds
+    /// (`createsConditionally`). It goes as that create; a refusal reads the copy and settles
+    /// the change then, as a copy read before would have.
+    static func needsNoRead(_ record: Record, createsConditionally: Bool) -> Bool {
+        createsConditionally && record.entity != nil && record.base == nil && record.sentKey == nil
+            && record.sentCondition == nil && record.possiblyApplied.isEmpty
+    }
+
     static func createsIfAbsent(_ record: Record, remote current: Entity?, createsConditionally: Bool) -> Bool
     {
         guard createsConditionally, record.entity != nil, record.base == nil else { return false }
