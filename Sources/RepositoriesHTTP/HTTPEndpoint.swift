@@ -16,12 +16,17 @@ public struct HTTPEndpoint: Sendable, Hashable {
     public var url: URL
     /// Headers sent with this request only, on top of ``HTTPRepository/Configuration/headers``.
     public var headers: [String: String]
+    /// A JSON body of the endpoint's own, for an operation that sends none (a `PATCH` that marks
+    /// a row deleted, as ``HTTPRepository/Configuration/softDeleting(column:)`` makes); an
+    /// operation's own body (an encoded entity) is sent instead of it. `nil` by default.
+    public var body: Data?
 
-    /// An endpoint with `method`, `url` and optional headers of its own.
-    public init(method: String, url: URL, headers: [String: String] = [:]) {
+    /// An endpoint with `method`, `url`, and optional headers and body of its own.
+    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
+        self.body = body
     }
 
     /// `GET url`.
@@ -47,6 +52,19 @@ public struct HTTPEndpoint: Sendable, Hashable {
         components.queryItems = (components.queryItems ?? []) + items
         var copy = self
         copy.url = components.url ?? url
+        return copy
+    }
+
+    /// A copy that sends `body` (JSON) when its operation sends none of its own.
+    ///
+    /// ```swift
+    /// configuration.endpoints.delete = { id, resource in
+    ///     .patch(resource.item(id)).with(body: Data(#"{"archived": true}"#.utf8))
+    /// }
+    /// ```
+    public func with(body: Data) -> HTTPEndpoint {
+        var copy = self
+        copy.body = body
         return copy
     }
 

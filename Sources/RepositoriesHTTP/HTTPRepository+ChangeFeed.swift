@@ -10,7 +10,8 @@ extension HTTPRepository: ChangeFeedRepository {
     /// one request per page.
     ///
     /// - Throws: `cursorExpired` when the server answers one of the feed's
-    ///   ``ChangeFeed/expiredStatuses`` (`410 Gone` by default); `rejected` when `limit` is not
+    ///   ``ChangeFeed/expiredStatuses`` (`410 Gone` by default), or, before any request, for a
+    ///   cursor the feed can tell it never issued (PostgREST's); `rejected` when `limit` is not
     ///   above zero or no feed is configured, before any request; `decodingFailed` quoting an
     ///   answer that is not a page; else `RepositoryError` as the type's documentation lists.
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
@@ -28,6 +29,15 @@ extension HTTPRepository: ChangeFeedRepository {
                 .rejected, reason: "changes(since:limit:) asked for \(limit) changes; ask for 1 or more",
                 location: resource.collection.absoluteString)
         }
+        if let cursor, let refusal = feed.refusal?(cursor, resource) {
+            throw RepositoryError(
+                .cursorExpired,
+                reason: "changes(since:limit:) was given the cursor \(cursor.token), which the feed of "
+                    + "\(resource.collection.absoluteString) cannot answer from: \(refusal). Nothing was sent",
+                recovery: "Read the feed again from the start (a nil cursor); an offline-first sync does so "
+                    + "itself",
+                location: resource.collection.absoluteString)
+        }
         let endpoint = feed.request(cursor, limit, resource)
         let reply = try await exchange(endpoint, operation: "changes(since:limit:)")
         if feed.expiredStatuses.contains(reply.status) {
@@ -42,6 +52,12 @@ extension HTTPRepository: ChangeFeedRepository {
         try check(reply)
         return try decode(
             reply, as: "a page of changes to \(Entity.self) values",
-            record: "the page after \(cursor.map { "cursor \($0.token)" } ?? "the start")", feed.decodePage)
+            record: "the page after \(cursor.map { "cursor \($0.token)" } ?? "the start")"
+        ) { reply, decoder in
+            guard let decodePageAfter = feed.decodePageAfter else {
+                return try feed.decodePage(reply, decoder)
+            }
+            return try decodePageAfter(cursor, limit, resource, reply, decoder)
+        }
     }
 }

@@ -26,6 +26,13 @@ extension HTTPRepository {
         /// tombstones were pruned, or the cursor is another server's): they throw
         /// `cursorExpired`, and an offline-first sync then reads the feed from the start.
         public var expiredStatuses: Set<Int>
+        /// Why a cursor cannot be answered from, found before any request (a token the feed
+        /// never wrote), or `nil`: for a feed whose cursors the client writes (PostgREST's).
+        var refusal: (@Sendable (SyncCursor, Resource) -> String?)?
+        /// Reads a page knowing the cursor and limit it was asked with, instead of
+        /// ``decodePage``: for a feed whose next cursor depends on them (PostgREST's).
+        var decodePageAfter:
+            (@Sendable (SyncCursor?, Int, Resource, HTTPReply, JSONDecoder) throws -> ChangePage<Entity, ID>)?
 
         /// A feed served by `request` and read by `decodePage`.
         public init(

@@ -6,7 +6,7 @@ import Repositories
 #endif
 
 extension HTTPRepository {
-    /// Sends `endpoint` with `body` and returns the reply, whatever its status, after the
+    /// Sends `endpoint` with `body` (else the endpoint's own, if any) and returns the reply, whatever its status, after the
     /// ETag bookkeeping: a `304` to a conditional `GET` comes back as the `200` it stands for.
     ///
     /// - Parameters:
@@ -31,7 +31,7 @@ extension HTTPRepository {
         // land whatever the caller hears.
         try Task.checkCancellation()
         let tagKey = tagKey ?? endpoint.url
-        var request = try await makeRequest(endpoint, body: body)
+        var request = try await makeRequest(endpoint, body: body ?? endpoint.body)
         if let idempotencyKey, let header = configuration.idempotencyKeyHeader,
             request.value(forHTTPHeaderField: header) == nil
         {

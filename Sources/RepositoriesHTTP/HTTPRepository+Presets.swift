@@ -177,16 +177,17 @@ enum PostgREST {
     /// `in.(1,2,"a,b")`: the values, each in double quotes when it holds a character PostgREST
     /// reads as syntax.
     static func inList(_ values: [String]) -> String {
+        "in.(" + values.map(quoted).joined(separator: ",") + ")"
+    }
+
+    /// `value` as a value inside `in.(…)`, `or=(…)` and `and(…)`: in double quotes (`\"` and
+    /// `\\` escaped) when it is empty or holds a character PostgREST reads as syntax.
+    static func quoted(_ value: String) -> String {
         let reserved = CharacterSet(charactersIn: ",.:()\" \\")
-        let listed = values.map { value in
-            guard value.unicodeScalars.contains(where: reserved.contains) || value.isEmpty else {
-                return value
-            }
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-                of: "\"", with: "\\\"")
-            return "\"" + escaped + "\""
-        }
-        return "in.(" + listed.joined(separator: ",") + ")"
+        guard value.unicodeScalars.contains(where: reserved.contains) || value.isEmpty else { return value }
+        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+            of: "\"", with: "\\\"")
+        return "\"" + escaped + "\""
     }
 
     /// The one row of an answer: an object (`Accept: application/vnd.pgrst.object+json`) or an

@@ -81,6 +81,19 @@ enum DocsSnippets {
         try await notes.save(contentsOf: [Note(id: 1, title: "a"), Note(id: 2, title: "b")])  // one upsert
         _ = try await notes.count()  // Content-Range: 0-0/2
     }
+
+    static func postgRESTChangeFeed(project: URL, anonKey: String, transport: some HTTPTransport) async throws
+    {
+        var configuration = HTTPRepository<Note>.Configuration.postgREST(apiKey: anonKey)
+        configuration.softDeleting(column: "deleted")  // delete: PATCH deleted=true; reads skip deleted rows
+        configuration.changeFeed = .postgREST(updatedAt: "updated_at", deleted: "deleted", primaryKey: "id")
+        let notes = HTTPRepository<Note>(
+            baseURL: project.appending(path: "rest/v1/notes"), configuration: configuration,
+            transport: transport)
+        let page = try await notes.changes(since: nil, limit: 500)  // every note not deleted
+        _ = try await notes.changes(since: page.next, limit: 500)  // the rows after (updated_at, id)
+        try await notes.delete(id: 42)  // PATCH /rest/v1/notes?id=eq.42&deleted=is.false
+    }
 }
 
 @Suite struct HTTPDocsSnippetTests {
@@ -88,6 +101,11 @@ enum DocsSnippets {
         let base = try #require(URL(string: "https://api.example.com"))
         let transport = RecordingTransport { request in
             switch (request.method, request.url.lastPathComponent) {
+            case ("GET", "notes") where request.url.query?.contains("updated_at") == true:
+                (
+                    200, [:],
+                    #"[{"id":42,"title":"a","updated_at":"2024-05-01T09:30:00.5+00:00","deleted":false}]"#
+                )
             case ("GET", "notes"): (200, [:], #"{"count":1,"next":null,"results":[{"id":42,"title":"a"}]}"#)
             case ("GET", "42"): (200, [:], #"{"id":42,"title":"a"}"#)
             case ("GET", "changes"): (200, [:], #"{"saved":[],"deleted":[],"next":"c1","more":false}"#)
@@ -123,6 +141,16 @@ enum DocsSnippets {
             try await run {
                 try await DocsSnippets.supabase(project: $0, anonKey: "anon", session: .init(), transport: $1)
             } == ["POST /rest/v1/notes", "GET /rest/v1/notes?select=id&limit=1"])
+        let stamp = "%222024-05-01T09:30:00.5%2B00:00%22"
+        #expect(
+            try await run {
+                try await DocsSnippets.postgRESTChangeFeed(project: $0, anonKey: "anon", transport: $1)
+            } == [
+                "GET /rest/v1/notes?deleted=is.false&order=updated_at.asc,id.asc&limit=500",
+                "GET /rest/v1/notes?or=(updated_at.gt.\(stamp),and(updated_at.eq.\(stamp),id.gt.42))"
+                    + "&order=updated_at.asc,id.asc&limit=500",
+                "PATCH /rest/v1/notes?id=eq.42&deleted=is.false",
+            ])
         #expect(
             try await run { try await DocsSnippets.changeFeed(api: $0, transport: $1) } == [
                 "GET /notes/changes?limit=500", "GET /notes/changes?since=c1&limit=500",

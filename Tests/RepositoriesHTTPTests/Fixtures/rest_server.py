@@ -38,8 +38,15 @@ Collections named "slashed-..." behave like Django: a path without a trailing sl
 
 PostgREST (/rest/v1/<table>), following its documented conventions
     every request needs an apikey header and Authorization: Bearer <token>, else 401
-    GET    /rest/v1/<t>?<col>=eq.<v>|in.(<v>,...)|not.is.null&order=<col>[.asc|.desc]
-                       &limit=N&offset=K&select=<cols>
+    filters (horizontal filtering): <col>=<op>.<v> with op eq, neq, gt, gte, lt, lte,
+        in.(<v>,...), is.null|true|false, each negated by not. (not.is.null); and the logical
+        trees or=(<filter>,...) and and=(...), nested as and(...)/or(...) and negated as
+        not.and(...), whose filters are <col>.<op>.<v> with values in double quotes when they
+        hold , . : ( ) (a backslash escapes " and \ inside). Numbers compare as numbers,
+        booleans as booleans, ISO 8601 timestamps as instants, other text by code point (a
+        database compares text by its collation; the fixture's order and its filters agree,
+        which is what paging needs)
+    GET    /rest/v1/<t>?<filters>&order=<col>[.asc|.desc],...&limit=N&offset=K&select=<cols>
                        rows as a JSON array, Content-Range: <first>-<last>/<total or *>
                        (*/<total> when empty; the total with Prefer: count=exact);
                        Accept: application/vnd.pgrst.object+json: the one row as an object,
@@ -49,7 +56,19 @@ PostgREST (/rest/v1/<table>), following its documented conventions
                        inserts nothing; Prefer: resolution=merge-duplicates makes it an
                        upsert, and one key twice in one upsert answers 500 {"code": "21000"};
                        201, with the rows as an array under Prefer: return=representation
+    PATCH  /rest/v1/<t>?<filters>   an object: its columns set on every matching row; 204, or
+                       200 with the rows changed under Prefer: return=representation
     DELETE /rest/v1/<t>?<filters>   204, the matching rows deleted
+    Change-feed tables (Docs/HTTP.md, "Serving it from PostgREST"): in a table named
+    "feed-..." and in any row written with an "updated_at" key, every insert and update
+    stamps "updated_at" with the server's clock, as the table's trigger does with
+    clock_timestamp(): PostgreSQL's JSON text (2024-05-01T09:30:00.123456+00:00, trailing
+    zeros of the fraction dropped), each stamp a microsecond or more after the one before, so
+    stamps follow the order writes commit in. In a "feed-..." table a row also has "deleted"
+    (false unless written), and an insert or upsert of a key whose row is deleted removes that
+    row first, so the new row is inserted (last in the table's order) instead of answering 409
+    (the table's trigger does so).
+    Every answer carries a Date header from the server's clock, which /__advance-clock moves.
 
 Control (never scripted, never logged)
     POST /__script   {"collection": C, "responses": [R, ...]}: the next requests to
@@ -62,6 +81,8 @@ Control (never scripted, never logged)
                                                     connection is closed
                      {"action": "pass"}             the ordinary answer
     POST /__forget-deletions?collection=C   forgets C's tombstones: older cursors answer 410
+    POST /__advance-clock?seconds=S     moves the server's clock (Date headers, PostgREST
+                                        stamps) S seconds forward, for the whole server
     GET  /__log?collection=C           the requests C received: method, path, headers,
                                        a write's body, and the status answered
     GET  /__wait?collection=C&requests=N&aborted=M&timeout=S
@@ -69,7 +90,9 @@ Control (never scripted, never logged)
                                        clients hung up on a slow answer; 408 on timeout
 """
 
+import datetime
 import email.utils
+import re
 import hashlib
 import json
 import os
@@ -95,6 +118,22 @@ class Store:
         self.tables = {}  # PostgREST table -> OrderedDict(key -> row)
         self.feeds = {}  # name -> Feed
         self.sequence = 0
+        self.clock_offset = 0.0  # seconds /__advance-clock moved the clock by
+        self.last_stamp = 0  # microseconds since 1970 of the last PostgREST stamp
+
+    def now(self):
+        """The server's clock, in seconds since 1970."""
+        return time.time() + self.clock_offset
+
+    def stamp(self):
+        """A PostgREST write's updated_at: the clock, past the last stamp. Condition held."""
+        self.last_stamp = max(int(self.now() * 1_000_000), self.last_stamp + 1)
+        seconds, micros = divmod(self.last_stamp, 1_000_000)
+        moment = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+        text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+        if micros:
+            text += ("." + "%06d" % micros).rstrip("0")
+        return text + "+00:00"
 
     def collection(self, name):
         return self.collections.setdefault(name, OrderedDict())
@@ -188,6 +227,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format, *args):  # quiet: the tests read /__log instead
         pass
+
+    def date_time_string(self, timestamp=None):
+        """The Date header, from the server's clock (which /__advance-clock moves)."""
+        return email.utils.formatdate(STORE.now() if timestamp is None else timestamp, usegmt=True)
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -462,7 +505,9 @@ class Handler(BaseHTTPRequestHandler):
             if method == "GET":
                 return self.table_read(table, query, preferences)
             if method == "POST":
-                return self.table_write(table, body, preferences)
+                return self.table_write(name, table, body, preferences)
+            if method == "PATCH":
+                return self.table_update(name, table, query, body, preferences)
             if method == "DELETE":
                 for key in [k for k, row in table.items() if self.matches(row, query)]:
                     del table[key]
@@ -471,20 +516,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def matches(self, row, query):
         for column, values in query.items():
-            if column in ("select", "order", "limit", "offset", "on_conflict"):
+            if column in ("select", "order", "limit", "offset", "on_conflict", "columns"):
                 continue
             for value in values:
-                operator, _, operand = value.partition(".")
-                cell = row.get(column)
-                text = None if cell is None else (cell if isinstance(cell, str) else json.dumps(cell))
-                if text is not None:
-                    text = unicodedata.normalize("NFC", text)
-                if operator == "eq" and text != unicodedata.normalize("NFC", operand):
-                    return False
-                if operator == "in":
-                    if text not in [unicodedata.normalize("NFC", v) for v in parse_in_list(operand)]:
+                if column in ("or", "and"):
+                    held = [holds(row, c) for c in parse_logic(value)]
+                    if not (any(held) if column == "or" else all(held)):
                         return False
-                if operator == "not" and operand == "is.null" and cell is None:
+                elif not filter_holds(row.get(column), value):
                     return False
         return True
 
@@ -492,8 +531,12 @@ class Handler(BaseHTTPRequestHandler):
         rows = [row for row in table.values() if self.matches(row, query)]
         order = (query.get("order") or [None])[0]
         if order:
-            column, _, direction = order.partition(".")
-            rows.sort(key=lambda row: json.dumps(row.get(column)), reverse=direction == "desc")
+            for term in reversed(order.split(",")):  # stable sorts, the last key first
+                column, _, direction = term.partition(".")
+                present = [row for row in rows if row.get(column) is not None]
+                present.sort(key=lambda row: sort_value(row[column]), reverse=direction.startswith("desc"))
+                absent = [row for row in rows if row.get(column) is None]
+                rows = present + absent  # nulls last, PostgreSQL's default
         total = len(rows)
         offset = int((query.get("offset") or ["0"])[0])
         limit = query.get("limit")
@@ -518,7 +561,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer_json(200, rows[0], headers)
         self.answer_json(200, rows, headers)
 
-    def table_write(self, table, body, preferences):
+    def table_write(self, name, table, body, preferences):
         try:
             value = json.loads(body)
         except ValueError:
@@ -539,6 +582,8 @@ class Handler(BaseHTTPRequestHandler):
             if upsert and key in seen:
                 return self.postgrest_error(
                     500, "21000", "ON CONFLICT DO UPDATE command cannot affect row a second time")
+            if feed_table(name) and key in staged and staged[key].get("deleted") is True:
+                del staged[key]  # the revive trigger: the deleted row makes way for a new one
             if not upsert and key in staged:
                 return self.answer_json(409, {
                     "code": "23505",
@@ -547,6 +592,7 @@ class Handler(BaseHTTPRequestHandler):
                     "message": 'duplicate key value violates unique constraint "pkey"',
                 })
             seen.add(key)
+            stamp_row(name, row)
             staged[key] = row  # an existing key keeps its place
             written.append(row)
         table.clear()
@@ -554,6 +600,24 @@ class Handler(BaseHTTPRequestHandler):
         if "return=representation" in preferences:
             return self.answer_json(201, written)
         self.answer(201)
+
+    def table_update(self, name, table, query, body, preferences):
+        try:
+            changes = json.loads(body)
+        except ValueError:
+            return self.postgrest_error(400, "PGRST102", "Empty or invalid json")
+        if not isinstance(changes, dict):
+            return self.postgrest_error(400, "PGRST102", "A PATCH body must be one object")
+        changed = []
+        for key, row in table.items():
+            if self.matches(row, query):
+                row = dict(row, **changes)
+                stamp_row(name, row)
+                table[key] = row
+                changed.append(row)
+        if "return=representation" in preferences:
+            return self.answer_json(200, changed)
+        self.answer(204)
 
     # -- scripted answers -------------------------------------------------------------
 
@@ -622,6 +686,10 @@ class Handler(BaseHTTPRequestHandler):
             with STORE.condition:
                 STORE.feed(name).forget_deletions(STORE.collection(name))
             return self.answer(204)
+        if command == "__advance-clock" and method == "POST":
+            with STORE.condition:
+                STORE.clock_offset += float((query.get("seconds") or ["0"])[0])
+            return self.answer(204)
         if command == "__log" and method == "GET":
             with STORE.condition:
                 log = list(STORE.logs.get(name, []))
@@ -645,6 +713,159 @@ class Handler(BaseHTTPRequestHandler):
                 }
             return self.answer_json(200 if done else 408, state)
         self.answer_json(404, {"error": "no such control endpoint"})
+
+
+def feed_table(name):
+    """Whether a PostgREST table is a change-feed table (Docs/HTTP.md's): "feed-..."."""
+    return name.startswith("feed-")
+
+
+def stamp_row(name, row):
+    """What a feed table's defaults and trigger do to a row written. Condition held."""
+    if feed_table(name) and row.get("deleted") is None:
+        row["deleted"] = False
+    if feed_table(name) or "updated_at" in row:
+        row["updated_at"] = STORE.stamp()
+
+
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}")
+
+
+def instant(text):
+    """The moment an ISO 8601 timestamp names (UTC when it names no zone), or None."""
+    if not isinstance(text, str) or not TIMESTAMP.match(text):
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def sort_value(cell):
+    """A cell's place in an order: numbers and booleans by value, timestamps by instant,
+    other text by code point."""
+    if isinstance(cell, (bool, int, float)):
+        return (0, cell, "")
+    moment = instant(cell)
+    if moment is not None:
+        return (1, moment.timestamp(), "")
+    return (2, 0, unicodedata.normalize("NFC", cell) if isinstance(cell, str) else json.dumps(cell))
+
+
+def compare(cell, operand):
+    """-1, 0 or 1 as a cell is below, at or above an operand's text; None when they cannot
+    be compared (PostgreSQL would refuse the filter)."""
+    if isinstance(cell, bool):
+        if operand not in ("true", "false"):
+            return None
+        right = operand == "true"
+        return (cell > right) - (cell < right)
+    if isinstance(cell, (int, float)):
+        try:
+            right = int(operand) if isinstance(cell, int) else float(operand)
+        except ValueError:
+            try:
+                right = float(operand)
+            except ValueError:
+                return None
+        return (cell > right) - (cell < right)
+    if isinstance(cell, str):
+        left, right = instant(cell), instant(operand)
+        if left is None or right is None:
+            left, right = unicodedata.normalize("NFC", cell), unicodedata.normalize("NFC", operand)
+        return (left > right) - (left < right)
+    text = json.dumps(cell)
+    return (text > operand) - (text < operand)
+
+
+def filter_holds(cell, expression):
+    """Whether a cell meets <op>.<value> (not.<op>.<value> negates)."""
+    negated = expression.startswith("not.")
+    if negated:
+        expression = expression[len("not."):]
+    operator, _, operand = expression.partition(".")
+    if operator == "is":
+        held = {"null": cell is None, "true": cell is True, "false": cell is False}.get(operand, False)
+    elif operator == "in":
+        held = cell is not None and any(compare(cell, v) == 0 for v in parse_in_list(operand))
+    elif cell is None:
+        held = False
+    else:
+        order = compare(cell, operand)
+        held = order is not None and {
+            "eq": order == 0, "neq": order != 0, "gt": order > 0, "gte": order >= 0,
+            "lt": order < 0, "lte": order <= 0,
+        }.get(operator, False)
+    return held != negated
+
+
+def split_top(text):
+    """Splits at the commas outside parentheses and double quotes."""
+    parts, current, depth, quoted, escaped = [], "", 0, False, False
+    for character in text:
+        if escaped:
+            escaped = False
+        elif quoted and character == "\\":
+            escaped = True
+        elif character == '"':
+            quoted = not quoted
+        elif not quoted and character == "(":
+            depth += 1
+        elif not quoted and character == ")":
+            depth -= 1
+        elif not quoted and depth == 0 and character == ",":
+            parts.append(current)
+            current = ""
+            continue
+        current += character
+    parts.append(current)
+    return parts
+
+
+def unquoted(value):
+    """A logical tree's value without its double quotes and escapes."""
+    if len(value) < 2 or not (value.startswith('"') and value.endswith('"')):
+        return value
+    inner, result, escaped = value[1:-1], "", False
+    for character in inner:
+        if escaped or character != "\\":
+            result += character
+            escaped = False
+        else:
+            escaped = True
+    return result
+
+
+LOGIC = re.compile(r"^(not\.)?(and|or)(\(.*\))$", re.DOTALL)
+
+
+def parse_logic(text):
+    """The conditions of a logical tree, "(<condition>,...)": each ("leaf", column,
+    expression) or ("tree", "and"|"or", negated, [conditions])."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return [("leaf", "", "invalid")]
+    conditions = []
+    for item in split_top(text[1:-1]):
+        nested = LOGIC.match(item)
+        if nested:
+            conditions.append(("tree", nested.group(2), bool(nested.group(1)), parse_logic(nested.group(3))))
+            continue
+        column, _, expression = item.partition(".")
+        negation = "not." if expression.startswith("not.") else ""
+        operator, _, operand = expression[len(negation):].partition(".")
+        if operator != "in":
+            operand = unquoted(operand)
+        conditions.append(("leaf", column, negation + operator + "." + operand))
+    return conditions
+
+
+def holds(row, condition):
+    if condition[0] == "leaf":
+        return filter_holds(row.get(condition[1]), condition[2])
+    _, kind, negated, conditions = condition
+    held = [holds(row, c) for c in conditions]
+    return (any(held) if kind == "or" else all(held)) != negated
 
 
 def parse_in_list(operand):
