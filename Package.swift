@@ -190,6 +190,12 @@ let package = Package(
                 "RepositoriesTestSupport",
             ]
         ),
+        .testTarget(
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncServer", "ExampleSupport", "Repositories", "RepositoriesHTTP", "RepositoriesSQLite",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
