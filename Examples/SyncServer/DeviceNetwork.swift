@@ -14,6 +14,7 @@ import Synchronization
 final class DeviceNetwork: HTTPTransport {
     private struct State {
         var isOnline: Bool
+        var requests = 0
         var losesNextWriteAnswer = false
         var lost: [String] = []
         var replayed: [String] = []
@@ -29,6 +30,8 @@ final class DeviceNetwork: HTTPTransport {
 
     /// Whether requests reach the server.
     var isOnline: Bool { state.withLock { $0.isOnline } }
+    /// The requests that reached the server so far, each resend counted.
+    var requests: Int { state.withLock { $0.requests } }
     /// The writes whose answer was lost after the server applied them, as `PUT /notes/2`.
     var lost: [String] { state.withLock { $0.lost } }
     /// The writes the server answered from their key's record (`Idempotent-Replayed: true`).
@@ -47,7 +50,11 @@ final class DeviceNetwork: HTTPTransport {
     ///   anything; `URLError.networkConnectionLost` for a lost answer, after the server
     ///   applied the write.
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        guard isOnline else { throw URLError(.notConnectedToInternet) }
+        let online = state.withLock { state in
+            if state.isOnline { state.requests += 1 }
+            return state.isOnline
+        }
+        guard online else { throw URLError(.notConnectedToInternet) }
         let (body, response) = try await server.send(request)
         let method = request.httpMethod ?? "GET"
         let name = "\(method) \(request.url?.path ?? "")"

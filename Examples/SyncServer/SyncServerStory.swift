@@ -204,10 +204,14 @@ import RepositoriesHTTP
     ///   request, or did not receive the 2 changes.
     private func phoneCatchesUp() async throws {
         Console.heading("The phone syncs: only what changed")
+        let sent = network.requests
         let report = try await sync(phone, "syncs: asks the feed for what changed since its cursor")
-        guard report.pullWasIncremental, report.requests == 1, report.received == 2 else {
+        guard report.pullWasIncremental, report.requests == 1, network.requests - sent == 1,
+            report.received == 2
+        else {
             throw StoryFailure(
-                "the phone's sync was not an incremental pull of 2 changes in 1 request: \(report)")
+                "the phone's sync was not an incremental pull of 2 changes in 1 request: \(report), "
+                    + "\(network.requests - sent) on the network")
         }
         print("Checked: an incremental pull, 1 request, received 2 (the tablet's edit and delete).")
     }
@@ -217,9 +221,14 @@ import RepositoriesHTTP
     /// - Throws: ``StoryFailure`` when it took more than one request or changed anything.
     private func nothingToDo() async throws {
         Console.heading("A sync with nothing to do")
+        let sent = network.requests
         let report = try await sync(tablet, "syncs again")
-        guard report.pullWasIncremental, report.requests == 1, report.sent == 0, report.received == 0 else {
-            throw StoryFailure("a sync with nothing to do was not 1 request that changed nothing: \(report)")
+        guard report.pullWasIncremental, report.requests == 1, network.requests - sent == 1, report.sent == 0,
+            report.received == 0
+        else {
+            throw StoryFailure(
+                "a sync with nothing to do was not 1 request that changed nothing: \(report), "
+                    + "\(network.requests - sent) on the network")
         }
         print("Checked: 1 request, the feed's answer that nothing changed since the cursor.")
     }
@@ -240,12 +249,15 @@ import RepositoriesHTTP
         guard FileManager.default.fileExists(atPath: phone.cursorFile.path) else {
             throw StoryFailure("the phone kept no cursor in \(phone.cursorFile.lastPathComponent)")
         }
+        let sent = network.requests
         let report = try await sync(
             phone, "syncs from the cursor in phone/\(phone.cursorFile.lastPathComponent)")
-        guard report.pullWasIncremental, report.requests == 1, report.received == 1 else {
+        guard report.pullWasIncremental, report.requests == 1, network.requests - sent == 1,
+            report.received == 1
+        else {
             throw StoryFailure(
                 "the phone's first sync after the restart was not an incremental pull of 1 note "
-                    + "in 1 request: \(report)")
+                    + "in 1 request: \(report), \(network.requests - sent) on the network")
         }
         print("Checked: still incremental after the restart, 1 request, received 1 (the tablet's new note).")
     }

@@ -52,7 +52,7 @@ import Testing
             let resent = applications.filter(\.replayed)
             #expect(resent.count == 1)
             #expect(applied.contains { $0.key == resent.first?.key })
-            #expect(story.network.lost.count == 1)
+            #expect(story.network.lost == ["PUT /notes/2"])
             #expect(story.network.replayed == story.network.lost)
         }
     }
