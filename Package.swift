@@ -85,6 +85,13 @@ let package = Package(
             dependencies: ["Repositories", "ExampleSupport"],
             path: "Examples/SharedList"
         ),
+        // Not from an article: the server half of sync in Swift (SyncEndpoint), and two devices
+        // syncing with it through the change feed, a lost answer resent and applied once.
+        .executableTarget(
+            name: "SyncServer",
+            dependencies: ["Repositories", "RepositoriesHTTP", "RepositoriesSQLite", "ExampleSupport"],
+            path: "Examples/SyncServer"
+        ),
         // Test support shared by the test targets and the crash fixture: entities with
         // String and UUID IDs, temporary directories, the child-process driver.
         .target(
@@ -181,6 +188,12 @@ let package = Package(
             dependencies: [
                 "SharedList", "ExampleSupport", "Repositories", "RepositoriesTesting",
                 "RepositoriesTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncServer", "ExampleSupport", "Repositories", "RepositoriesHTTP", "RepositoriesSQLite",
             ]
         ),
     ],
