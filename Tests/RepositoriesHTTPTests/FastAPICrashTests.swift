@@ -127,8 +127,8 @@ struct FastAPICrashRun {
         ])
         let clock = ContinuousClock()
         var start = clock.now
-        try child.waitForLine("ready")
-        let printed = child.finish()
+        try await child.waitForLine("ready")
+        let printed = await child.finish()
         figures.durations.child = clock.now - start
         start = clock.now
         if child.process.terminationReason != .uncaughtSignal || child.process.terminationStatus != SIGKILL {

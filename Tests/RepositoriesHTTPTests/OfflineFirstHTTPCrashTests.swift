@@ -28,8 +28,8 @@ import Testing
                     "offline-first-http", directory.url.path, api.absoluteString, step.rawValue,
                     String(Int.random(in: 1...4, using: &random)), String(history.nextID),
                 ])
-                try child.waitForLine("ready")
-                let printed = child.finish()
+                try await child.waitForLine("ready")
+                let printed = await child.finish()
                 #expect(
                     child.process.terminationReason == .uncaughtSignal
                         && child.process.terminationStatus == SIGKILL,

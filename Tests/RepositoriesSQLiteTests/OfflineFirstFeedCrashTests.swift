@@ -28,9 +28,9 @@ import Testing
             try await writer.close()
 
             let child = try ChildProcess(["offline-first-feed", device.path, remoteURL.path, String(next)])
-            try child.waitForLine("ready")
+            try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 2...120, using: &random)))
-            let lines = child.kill()
+            let lines = await child.kill()
             // The last line an ID: the kill came during the sync that followed its save.
             if let last = lines.last, Int(last) != nil { killedMidSync += 1 }
             let printed = lines.compactMap(Int.init)

@@ -41,9 +41,9 @@ import Testing
         for round in 0..<ChildProcess.killCount {
             try Self.stripChangeLog(url)
             let child = try ChildProcess(["sqlite-open", url.path])
-            try child.waitForLine("opening")
+            try await child.waitForLine("opening")
             try await Task.sleep(for: .seconds(delay * Double.random(in: 0.7...1.3, using: &random)))
-            let lines = child.kill()
+            let lines = await child.kill()
 
             let raw = try RawDatabase(url)
             #expect(try raw.strings("PRAGMA integrity_check") == ["ok"], "round \(round)")

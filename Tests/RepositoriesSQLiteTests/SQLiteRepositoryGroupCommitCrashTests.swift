@@ -28,9 +28,9 @@ import Testing
         var acknowledgements = 0
         for round in 0..<kills {
             let child = try ChildProcess(["sqlite-concurrent-saves", url.path, String(nextRevision)])
-            try child.waitForLine("ready")
+            try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
-            for line in child.kill() {
+            for line in await child.kill() {
                 let fields = line.split(separator: " ").compactMap { Int($0) }
                 guard fields.count == 2 else { continue }
                 acknowledgements += 1

@@ -35,7 +35,7 @@ import Testing
         var visits = 0
         for round in 0..<ChildProcess.killCount {
             let stayer = try ChildProcess(["sqlite-save-loop", url.path, String(nextID)])
-            try stayer.waitForLine("ready")
+            try await stayer.waitForLine("ready")
             var visitors: [ChildProcess] = []
             let visitCount = Int.random(in: 1...2, using: &random)
             // In about half the rounds the last visitor is still at work when A is killed.
@@ -48,18 +48,18 @@ import Testing
                 if visit == visitCount - 1, killDuringLastVisit {
                     visitors.append(visitor)
                 } else {
-                    let lines = visitor.finish()
+                    let lines = await visitor.finish()
                     try Self.record(lines, of: visitor, into: &acknowledged, round: round)
                 }
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...80, using: &random)))
-            let stayerLines = stayer.kill()
+            let stayerLines = await stayer.kill()
             for id in stayerLines.compactMap({ Int($0) }) {
                 acknowledged.insert(id)
                 nextID = max(nextID, id + 1)
             }
             for visitor in visitors {
-                try Self.record(visitor.finish(), of: visitor, into: &acknowledged, round: round)
+                try Self.record(await visitor.finish(), of: visitor, into: &acknowledged, round: round)
             }
             nextID += 10  // past a batch that was in flight at the kill
 
@@ -102,10 +102,11 @@ import Testing
             let children = try (0..<10).map { id in
                 try ChildProcess(["sqlite-open-at-once", url.path, String(id)])
             }
-            for child in children { try child.waitForLine("ready") }
+            for child in children { try await child.waitForLine("ready") }
             // Closing every child's standard input lets them all open at once.
             for child in children { child.closeInput() }
-            let outcomes = children.map { $0.finish() }
+            var outcomes: [[String]] = []
+            for child in children { outcomes.append(await child.finish()) }
             for (id, lines) in outcomes.enumerated() {
                 #expect(
                     lines == ["done"] && children[id].process.terminationStatus == 0,

@@ -50,8 +50,16 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reads lines until one equals `line`; returns every line read, or throws at end of output.
+    ///
+    /// The read blocks, so it runs on a thread of its own: a test waiting on its child never
+    /// holds one of the cooperative pool's threads (two of them on a two-core machine), which
+    /// every other test running meanwhile needs.
     @discardableResult
-    public func waitForLine(_ line: String) throws -> [String] {
+    public func waitForLine(_ line: String) async throws -> [String] {
+        try await offThePool { try self.readUntil(line) }
+    }
+
+    private func readUntil(_ line: String) throws -> [String] {
         var lines: [String] = []
         while true {
             while let newline = buffered.firstIndex(of: 0x0A) {
@@ -75,10 +83,12 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Kills the child with SIGKILL and returns the complete lines it printed.
-    public func kill() -> [String] {
+    public func kill() async -> [String] {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return remainingLines()
+        return await offThePool {
+            self.process.waitUntilExit()
+            return self.remainingLines()
+        }
     }
 
     /// Closes the child's standard input, which a child waiting for the end of its input
@@ -88,10 +98,12 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Closes the child's standard input, waits for it to exit, and returns its remaining lines.
-    public func finish() -> [String] {
+    public func finish() async -> [String] {
         closeInput()
-        process.waitUntilExit()
-        return remainingLines()
+        return await offThePool {
+            self.process.waitUntilExit()
+            return self.remainingLines()
+        }
     }
 
     private func remainingLines() -> [String] {

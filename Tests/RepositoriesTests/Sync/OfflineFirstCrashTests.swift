@@ -23,9 +23,9 @@ import Testing
         var next = 0
         for round in 0..<kills {
             let child = try ChildProcess(["offline-first", device.path, remoteURL.path, String(next)])
-            try child.waitForLine("ready")
+            try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
-            let printed = child.kill().compactMap(Int.init)
+            let printed = await child.kill().compactMap(Int.init)
             acknowledged.formUnion(printed)
             next = (printed.max() ?? next) + 100
 

@@ -19,9 +19,9 @@ private struct API: SystemOfRecord {
 @Suite struct SystemOfRecordTests {
     /// Each stack is built in a real child process, which must stop before it can go on.
     @Test(arguments: ["writeThrough", "fallback", "wrapped"])
-    func anAPIIsNeverTheCopyOfATwoTierStack(_ stack: String) throws {
+    func anAPIIsNeverTheCopyOfATwoTierStack(_ stack: String) async throws {
         let child = try ChildProcess(["copy-of-record", "-", stack])
-        let printed = child.finish()
+        let printed = await child.finish()
         #expect(!printed.contains("built"), "the \(stack) stack was built over a system of record")
         #expect(child.process.terminationReason == .uncaughtSignal, "it stopped at the precondition")
     }

@@ -24,9 +24,9 @@ import Testing
         var next = 0
         for round in 0..<kills {
             let child = try ChildProcess(["save-loop", url.path, String(next)])
-            try child.waitForLine("ready")
+            try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...120, using: &random)))
-            let printed = child.kill().compactMap(Int.init)
+            let printed = await child.kill().compactMap(Int.init)
             acknowledged.formUnion(printed)
             next = (printed.max() ?? next) + 100
 
@@ -50,9 +50,9 @@ import Testing
         var nextRevision = 0
         for round in 0..<kills {
             let child = try ChildProcess(["replace-loop", url.path, String(nextRevision)])
-            try child.waitForLine("ready")
+            try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
-            for line in child.kill() {
+            for line in await child.kill() {
                 let fields = line.split(separator: " ").compactMap { Int($0) }
                 guard fields.count == 2 else { continue }
                 acknowledged[fields[0]] = max(acknowledged[fields[0]] ?? 0, fields[1])
@@ -78,7 +78,7 @@ import Testing
     @Test func aSecondProcessGetsLocked() async throws {
         let url = directory.file()
         let holder = try ChildProcess(["hold", url.path])
-        try holder.waitForLine("opened")
+        try await holder.waitForLine("opened")
 
         let error = await #expect(throws: RepositoryError.self) {
             try await FileRepository<FixtureEntity>(fileURL: url)
@@ -86,10 +86,10 @@ import Testing
         #expect(error?.code == .locked)
 
         let other = try ChildProcess(["hold", url.path])
-        #expect(other.finish().contains("locked"))
+        #expect(await other.finish().contains("locked"))
         #expect(other.process.terminationStatus == 3)
 
-        #expect(holder.finish().contains("closed"))
+        #expect(await holder.finish().contains("closed"))
         let store = try await FileRepository<FixtureEntity>(fileURL: url)
         try await store.close()
     }
@@ -98,8 +98,8 @@ import Testing
         let url = directory.file()
         let first = try ChildProcess(["write", url.path, "0", "300"])
         let second = try ChildProcess(["write", url.path, "1000", "300"])
-        #expect(first.finish().contains("done"))
-        #expect(second.finish().contains("done"))
+        #expect(await first.finish().contains("done"))
+        #expect(await second.finish().contains("done"))
         let store = try await FileRepository<FixtureEntity>(fileURL: url)
         let ids = Set(try await store.fetchAll().map(\.id))
         #expect(ids == Set(0..<300).union(1_000..<1_300))

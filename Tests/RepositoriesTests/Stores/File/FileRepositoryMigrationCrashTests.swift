@@ -58,11 +58,11 @@ import Testing
         // How long a whole migration takes in a child, so the kills spread over it.
         let clock = ContinuousClock()
         let timed = try ChildProcess(["migrate", url.path])
-        try timed.waitForLine("opening")
+        try await timed.waitForLine("opening")
         let start = clock.now
-        try timed.waitForLine("migrated")
+        try await timed.waitForLine("migrated")
         let window = max(clock.now - start, .milliseconds(20))
-        _ = timed.finish()
+        _ = await timed.finish()
 
         var random = SeededRandomNumberGenerator(seed: 1_414)
         var outcomes = (old: 0, new: 0, duringRewrite: 0)
@@ -70,14 +70,14 @@ import Testing
             try original.write(to: url)
             let originalInode = Self.inode(of: url)
             let child = try ChildProcess(["migrate", url.path])
-            try child.waitForLine("opening")
+            try await child.waitForLine("opening")
             if round % 2 == 0 {
                 try await Task.sleep(for: window * Double.random(in: 0...1.2, using: &random))
             } else {
                 try await waitForTheRewrite(of: url, originalInode: originalInode, child: child)
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...5_000, using: &random)))
             }
-            _ = child.kill()
+            _ = await child.kill()
             if FileManager.default.fileExists(atPath: url.path + ".compacting") {
                 outcomes.duringRewrite += 1
             }

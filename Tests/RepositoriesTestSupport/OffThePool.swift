@@ -1,0 +1,18 @@
+import Foundation
+
+/// Runs `body`, which blocks (a read from a child's pipe, a wait for a process), on a thread
+/// of its own, and resumes the caller when it returns: the caller's cooperative thread stays
+/// free for the other tasks meanwhile. A blocked cooperative thread is one of two on a
+/// two-core machine, and tests elsewhere in the run then miss their deadlines.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// Runs `body`, which blocks and cannot throw, on a thread of its own; see the throwing form.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}
