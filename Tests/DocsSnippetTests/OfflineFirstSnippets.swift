@@ -149,4 +149,14 @@ struct OfflineFirstSnippets {
             automaticSync: AutomaticSync(every: .seconds(300), backoff: .default))
         return notes
     }
+
+    func reachability(api: some Repository<Note, UUID>, file: FileRepository<Note>, outbox: Outbox<Note>)
+        -> some SyncingRepository<Note, UUID>
+    {
+        let network = ManualReachability(reachable: false)
+        let notes = api.offlineFirst(
+            local: file, outbox: outbox, automaticSync: AutomaticSync(reachability: network))
+        network.set(reachable: true)  // from your monitor: the changes waiting go out now
+        return notes
+    }
 }

@@ -109,6 +109,7 @@ where
     /// may have stopped a write between the two).
     func prepared() async throws {
         engine.startInterval { [self] in try await sync() }
+        engine.startWatching { [self] in try await sync() }
         try await engine.prepareOnce { [outbox, local] in
             var saves: [Entity] = []
             var deletes: [ID] = []

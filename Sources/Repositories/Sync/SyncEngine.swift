@@ -26,6 +26,14 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         var automaticAgain = false
         var stopped = false
         var intervalLoop: Task<Void, Never>?
+        /// Whether the network is up, as the reachability signal last said (up without one).
+        var reachable = true
+        /// Whether a sync was wanted while the network was down.
+        var missedWhileOffline = false
+        /// The task following the reachability signal, while one is followed.
+        var watching: Task<Void, Never>?
+        /// The runner's wait before its next try, while it waits.
+        var backoffWait: Task<Void, any Error>?
         /// The task running automatic syncs and their backoff waits, while one runs.
         var runner: Task<Void, Never>?
         /// How many write sections have begun, and how many are under way (see ``writes``).
@@ -112,6 +120,11 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
         guard let automatic else { return }
         let start = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
+            guard state.reachable else {
+                // The network is down: the sync starts when it returns.
+                state.missedWhileOffline = true
+                return false
+            }
             if state.automaticRunning {
                 state.automaticAgain = true
                 return false
@@ -127,14 +140,19 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
                     try await sync()
                     failures = 0
                 } catch  where SyncFailure.isTransient(error) {
+                    // The network is down: no retry on a timer; the sync starts again when it
+                    // returns (see startWatching(sync:)).
+                    if endWhileOffline() { return }
                     // The remote cannot be reached: try again after the backoff's delay, which
                     // grows to its maxDelay and stays there, until a sync works or stop().
                     failures += 1
-                    do {
-                        try await automatic.sleep(jitter.delay(automatic.backoff, beforeRetry: failures))
-                        if !isStopped { continue }
-                    } catch {
-                        // Cancelled while waiting: stop retrying; the next write starts again.
+                    // Waited out, or cut short by the network's return: try again now.
+                    // Cancelled (stopped): stop retrying; the next write starts again.
+                    if await waitBeforeRetry(
+                        jitter.delay(automatic.backoff, beforeRetry: failures), automatic),
+                        !isStopped
+                    {
+                        continue
                     }
                 } catch {
                     // Kept where the app reads it: lastSyncError and each change's status.
@@ -150,6 +168,63 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Waits `delay` on the automatic sync's clock, in a task of its own that the network's
+    /// return cuts short (``startWatching(sync:)``) and ``stop()`` cancels; whether the runner
+    /// should try again (not cancelled).
+    private func waitBeforeRetry(_ delay: Duration, _ automatic: AutomaticSync) async -> Bool {
+        let wait = Task { try await automatic.sleep(delay) }
+        state.withLock { $0.backoffWait = wait }
+        let result = await withTaskCancellationHandler {
+            await wait.result
+        } onCancel: {
+            wait.cancel()
+        }
+        state.withLock { $0.backoffWait = nil }
+        if case .failure = result { return !Task.isCancelled && !isStopped }
+        return true
+    }
+
+    /// Ends the runner when the network is down, noting that a sync is wanted when it
+    /// returns; whether it ended.
+    private func endWhileOffline() -> Bool {
+        state.withLock { state in
+            guard !state.reachable else { return false }
+            state.missedWhileOffline = true
+            state.automaticAgain = false
+            state.automaticRunning = false
+            state.runner = nil
+            return true
+        }
+    }
+
+    /// Follows the automatic sync's reachability signal once, when it has one: the network
+    /// going down holds syncs back; coming back up starts one.
+    func startWatching(sync: @escaping @Sendable () async throws -> Void) {
+        guard let automatic, let reachability = automatic.reachability else { return }
+        state.withLock { state in
+            guard state.watching == nil, !state.stopped else { return }
+            // Known at once, so a write made before the task below runs already waits.
+            state.reachable = reachability.isReachable
+            state.watching = Task { [weak self] in
+                for await reachable in reachability.reachability() {
+                    guard let self else { return }
+                    let (start, wait) = self.state.withLock { state -> (Bool, Task<Void, any Error>?) in
+                        let wasReachable = state.reachable
+                        state.reachable = reachable
+                        guard reachable, !state.stopped else { return (false, nil) }
+                        defer { state.missedWhileOffline = false }
+                        return (
+                            !wasReachable || state.missedWhileOffline, wasReachable ? nil : state.backoffWait
+                        )
+                    }
+                    // Back online: a runner waiting out a backoff tries again at once.
+                    wait?.cancel()
+                    if start { self.changed(sync: sync) }
+                }
+            }
+        }
+    }
 
     /// Whether another sync was asked for while this one ran; if not, the runner ends.
     private func takeAnother() -> Bool {
@@ -183,17 +258,20 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Stops syncing by itself: the interval loop ends, a backoff wait ends at once (a sync
-    /// the runner had under way is cancelled), and no automatic sync starts again.
+    /// the runner had under way is cancelled), the reachability signal is no longer followed,
+    /// and no automatic sync starts again.
     func stop() {
-        let (loop, runner) = state.withLock { state in
+        let (loop, runner, watching) = state.withLock { state in
             state.stopped = true
             defer {
                 state.intervalLoop = nil
                 state.runner = nil
+                state.watching = nil
             }
-            return (state.intervalLoop, state.runner)
+            return (state.intervalLoop, state.runner, state.watching)
         }
         loop?.cancel()
         runner?.cancel()
+        watching?.cancel()
     }
 }
