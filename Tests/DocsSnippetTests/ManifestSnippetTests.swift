@@ -7,7 +7,7 @@ import Testing
 /// it and checks its targets' product dependencies name a declared package.
 @Suite struct ManifestSnippetTests {
     @Test(arguments: [GettingStartedSnippets.manifest, HTTPSnippets.manifest, TestingSnippets.manifest])
-    func theSnippetIsPartOfAValidManifest(_ snippet: ManifestSnippet) throws {
+    func theSnippetIsPartOfAValidManifest(_ snippet: ManifestSnippet) async throws {
         let directory = try TemporaryDirectory()
         let manifest =
             "// swift-tools-version: 6.0\nimport PackageDescription\n\nlet package = "
@@ -21,8 +21,11 @@ import Testing
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // `swift package` takes seconds: read and wait on a thread of our own, not the pool's.
+        let output = await offThePool {
+            String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        await process.waitUntilExitOffThePool()
         #expect(
             process.terminationStatus == 0,
             "`swift package dump-package` refused the manifest of \(snippet.guide):\n\(manifest)\n\(output)")

@@ -58,7 +58,7 @@ import Testing
     @Test func refusedConnectionReadsAsOneSentenceNamingTheHost() async throws {
         let server = try await FixtureServer.start()
         let url = server.newCollection()
-        server.stop()
+        await server.stop()
         let error = await #expect(throws: RepositoryError.self) {
             try await HTTPRepository<Todo>(baseURL: url).fetchAll()
         }

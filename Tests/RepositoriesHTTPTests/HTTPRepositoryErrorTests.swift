@@ -153,7 +153,7 @@ import Testing
     @Test func refusedConnectionIsUnavailable() async throws {
         let server = try await FixtureServer.start()
         let url = server.newCollection()
-        server.stop()  // nothing listens on the port any more
+        await server.stop()  // nothing listens on the port any more
         let error = await #expect(throws: RepositoryError.self) {
             try await HTTPRepository<Todo>(baseURL: url).fetchAll()
         }

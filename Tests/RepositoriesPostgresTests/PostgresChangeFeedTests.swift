@@ -31,7 +31,7 @@ import Testing
         #expect(whileAIsOpen.saved.map(\.id) == [2])
 
         try writerA.run("COMMIT")
-        let log = try server.psql(
+        let log = try await server.psql(
             "SELECT string_agg(id::text, ',' ORDER BY xid, change) FROM \"\(store.table.logName)\"")
         #expect(log == "1,2", "A took the smaller transaction ID and change number, and committed last")
         let afterA = try await Self.drain(store, from: whileAIsOpen.next)
@@ -200,7 +200,7 @@ import Testing
         let server = try await PostgresTestServer.shared()
         let table = PostgresStores.tableName("earlier")
         let rows = (0..<30).map { ConformanceEntity.make(index: $0, revision: 0) }
-        try server.psql(
+        try await server.psql(
             """
             CREATE TABLE "\(table)" (seq bigint GENERATED ALWAYS AS IDENTITY, id bigint PRIMARY KEY,
                 body bytea NOT NULL, version bigint NOT NULL)
@@ -212,7 +212,8 @@ import Testing
         let all = try await Self.drain(store, from: nil)
         #expect(all.saved == rows, "in insertion order")
         #expect(
-            try server.psql("SELECT count(*) FROM information_schema.columns WHERE table_name = '\(table)'")
+            try await server.psql(
+                "SELECT count(*) FROM information_schema.columns WHERE table_name = '\(table)'")
                 == "4")
         // Rows an earlier release inserts and deletes once the log exists reach it at the next open.
         let late = ConformanceEntity.make(index: 99, revision: 0)
@@ -229,7 +230,7 @@ import Testing
     @Test func aLogTableOfAnotherShapeIsRejected() async throws {
         let server = try await PostgresTestServer.shared()
         let table = PostgresStores.tableName("logshape")
-        try server.psql("CREATE TABLE \"\(table)_log\" (id bigint PRIMARY KEY, note text)")
+        try await server.psql("CREATE TABLE \"\(table)_log\" (id bigint PRIMARY KEY, note text)")
         let error = try await #require(throws: RepositoryError.self) {
             _ = try await PostgresStores.make(ConformanceEntity.self, table: table)
         }

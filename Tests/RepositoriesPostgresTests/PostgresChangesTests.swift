@@ -67,7 +67,7 @@ import Testing
         let reader = try await PostgresStores.make(ConformanceEntity.self, table: writer.tableName)
         let feed = ChangeRecorder(reader.changes())
         try await feed.waitUntilListening()
-        try server.psql(
+        try await server.psql(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"\(reader.channel)\"'"
         )
         try await feed.waitUntilListening(times: 2)
@@ -140,7 +140,9 @@ struct Shelf: Codable, Identifiable, Sendable, Equatable {
         let shelf = Shelf(id: .init(aisle: 3, name: "Po\u{e9}sie"), books: 12)
         try await writer.save(shelf)
         #expect(try await reader.fetch(id: shelf.id) == shelf)
-        #expect(try server.psql("SELECT id FROM \"\(writer.tableName)\"") == #"{"aisle":3,"name":"Poésie"}"#)
+        #expect(
+            try await server.psql("SELECT id FROM \"\(writer.tableName)\"") == #"{"aisle":3,"name":"Poésie"}"#
+        )
         try await feed.wait(for: "the shelf") { $0.contains(.changed([shelf.id])) }
         await writer.close()
         await reader.close()

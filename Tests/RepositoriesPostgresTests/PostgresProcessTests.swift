@@ -290,11 +290,11 @@ final class LineChild: @unchecked Sendable {
     /// What the child printed so far.
     func output() -> String { seen.joined(separator: "\n") }
 
-    /// Kills the child with SIGKILL and waits until it is gone.
+    /// Kills the child with SIGKILL; Foundation reaps it. Not waited for here: a wait on a
+    /// cooperative thread can stop the whole run (see `waitUntilExitOffThePool()`).
     func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 
     struct Unexpected: Error, CustomStringConvertible {

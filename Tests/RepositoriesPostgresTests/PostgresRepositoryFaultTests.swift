@@ -32,7 +32,7 @@ import Testing
         }
         try await feed.wait(for: "connection lost") { $0.contains(.everything(.connectionLost)) }
 
-        try server.launch()
+        try await server.launch()
         try await store.save(.make(index: 10, revision: 0))
         #expect(try await store.fetchAll().map(\.id) == Array(0...10))
         try await feed.waitUntilListening(times: 2)
@@ -48,7 +48,7 @@ import Testing
         let terminate =
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'"
         try await store.save(.make(index: 0, revision: 0))
-        try server.psql(terminate)
+        try await server.psql(terminate)
         // The next call meets the dead connection, and sends its statement again on a new one.
         #expect(try await store.fetch(id: 0)?.revision == 0)
         try await store.save(.make(index: 1, revision: 0))
@@ -58,7 +58,7 @@ import Testing
             try await store.delete(ids: batch.map(\.id))
             let saving = Task { try await store.save(contentsOf: batch) }
             try await Task.sleep(for: .milliseconds(5 * round))
-            try server.psql(terminate)
+            try await server.psql(terminate)
             let outcome = await saving.result
             let count = try await store.count()
             #expect(

@@ -10,19 +10,19 @@ import Testing
     @Test func tableOfAnotherShapeIsRejectedAndLeftAsItWas() async throws {
         let server = try await PostgresTestServer.shared()
         let table = PostgresStores.tableName("shape")
-        try server.psql(
+        try await server.psql(
             "CREATE TABLE \"\(table)\" (id integer PRIMARY KEY, data jsonb); INSERT INTO \"\(table)\" VALUES (1, '{}')"
         )
         let columns =
             "SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = '\(table)'"
-        let before = try server.psql(columns)
+        let before = try await server.psql(columns)
         let error = try await #require(throws: RepositoryError.self) {
             _ = try await PostgresStores.make(ConformanceEntity.self, table: table)
         }
         #expect(error.code == .rejected)
         #expect(error.description.contains("exists with another shape"), "\(error)")
-        #expect(try server.psql(columns) == before)
-        #expect(try server.psql("SELECT count(*) FROM \"\(table)\"") == "1")
+        #expect(try await server.psql(columns) == before)
+        #expect(try await server.psql("SELECT count(*) FROM \"\(table)\"") == "1")
     }
 
     /// Instances of several machines starting together over a new table: `IF NOT EXISTS`
@@ -69,7 +69,8 @@ import Testing
     @Test func aConstraintAddedByHandIsAConflictKeepingTheSQLSTATE() async throws {
         let server = try await PostgresTestServer.shared()
         let store = try await PostgresStores.make(ConformanceEntity.self)
-        try server.psql("ALTER TABLE \"\(store.tableName)\" ADD CONSTRAINT few_versions CHECK (version < 3)")
+        try await server.psql(
+            "ALTER TABLE \"\(store.tableName)\" ADD CONSTRAINT few_versions CHECK (version < 3)")
         try await store.save(.make(index: 1, revision: 1))
         try await store.save(.make(index: 1, revision: 2))
         let error = try await #require(throws: RepositoryError.self) {
@@ -93,7 +94,7 @@ import Testing
         #expect(try await store.count() == 1)
         #expect(try await store.fetch(id: "cafe\u{301}")?.text == "second")
         #expect(
-            try server.psql("SELECT encode(convert_to(id, 'UTF8'), 'hex') FROM \"\(store.tableName)\"")
+            try await server.psql("SELECT encode(convert_to(id, 'UTF8'), 'hex') FROM \"\(store.tableName)\"")
                 == "636166c3a9")
         try await store.delete(ids: ["cafe\u{301}"])
         #expect(try await store.fetchAll().isEmpty)
@@ -103,13 +104,13 @@ import Testing
     @Test func theTableHasTheDocumentedShape() async throws {
         let server = try await PostgresTestServer.shared()
         let store = try await PostgresStores.make(ConformanceEntity.self)
-        let columns = try server.psql(
+        let columns = try await server.psql(
             "SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = '\(store.tableName)'"
         )
         #expect(columns == "seq bigint, id bigint, body bytea, version bigint")
         try await store.save(.make(index: 5, revision: 0))
         try await store.save(.make(index: 5, revision: 1))
-        #expect(try server.psql("SELECT version FROM \"\(store.tableName)\" WHERE id = 5") == "2")
+        #expect(try await server.psql("SELECT version FROM \"\(store.tableName)\" WHERE id = 5") == "2")
         await store.close()
     }
 
@@ -125,25 +126,25 @@ import Testing
         defer { holder.terminate() }
         let lockHeld =
             "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = '\(table)' AND l.mode = 'AccessExclusiveLock' AND l.granted"
-        while try server.psql(lockHeld) == "0" {
+        while try await server.psql(lockHeld) == "0" {
             try await Task.sleep(for: .milliseconds(20))
         }
         let blocked = Task { try await store.fetchAll() }
         let waiting =
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(application)' AND state = 'active'"
-        while try server.psql(waiting) == "0" { try await Task.sleep(for: .milliseconds(20)) }
+        while try await server.psql(waiting) == "0" { try await Task.sleep(for: .milliseconds(20)) }
         blocked.cancel()
         await #expect(throws: CancellationError.self) { _ = try await blocked.value }
         // Causal, not timed: the call ended while the lock it waited for was still held, so
         // the server's statement was cancelled rather than waited out.
-        #expect(try server.psql(lockHeld) == "1", "the call ended only when the lock was released")
-        #expect(try server.psql(waiting) == "0", "the statement still runs on the server")
+        #expect(try await server.psql(lockHeld) == "1", "the call ended only when the lock was released")
+        #expect(try await server.psql(waiting) == "0", "the statement still runs on the server")
         // The holder's backend sleeps on until it is told to go; psql's exit alone would not
         // end it before the sleep does.
-        try server.psql(
+        try await server.psql(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()"
         )
-        holder.waitUntilExit()
+        await holder.waitUntilExitOffThePool()
         try await store.save(.make(index: 1, revision: 0))
         #expect(try await store.count() == 1)
         await store.close()

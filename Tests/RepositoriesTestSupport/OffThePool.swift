@@ -16,3 +16,13 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -
         Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
+
+extension Process {
+    /// Waits for the process to exit on a thread of its own. Never call `waitUntilExit()` on
+    /// the cooperative pool: Foundation learns of a child's exit on a dispatch queue that
+    /// shares the pool's threads, so once every pool thread waits that way (two, on a two-core
+    /// machine), none is left to notice the exits, and the whole test run stops.
+    public func waitUntilExitOffThePool() async {
+        await offThePool { self.waitUntilExit() }
+    }
+}

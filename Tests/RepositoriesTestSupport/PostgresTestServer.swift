@@ -117,14 +117,18 @@ public final class PostgresTestServer: Sendable {
                 "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync",
             ])
         Self.register(self)
-        try launch()
+        try launchBlocking()
     }
 
     // MARK: Starting and stopping
 
     /// Starts (or starts again, after ``stop()``) the server on its port, and waits until it
     /// accepts connections.
-    public func launch() throws {
+    public func launch() async throws {
+        try await offThePool { try self.launchBlocking() }
+    }
+
+    private func launchBlocking() throws {
         let parent = getpid()
         let data = directory.appending(path: "data").path
         var server = serverCommand("postgres")
@@ -212,7 +216,11 @@ public final class PostgresTestServer: Sendable {
     ///
     /// - Throws: ``Unavailable`` with psql's output when it fails.
     @discardableResult
-    public func psql(_ sql: String) throws -> String {
+    public func psql(_ sql: String) async throws -> String {
+        try await offThePool { try self.psqlBlocking(sql) }
+    }
+
+    private func psqlBlocking(_ sql: String) throws -> String {
         let result = try Self.run(
             binDirectory.appending(path: "psql"),
             ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", connectionString, "-c", sql])

@@ -57,16 +57,17 @@ final class FixtureServer: Sendable {
         let line = await Self.firstLine(of: output.fileHandleForReading)
         guard let line, let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
             Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await process.waitUntilExitOffThePool()
             throw ServerError("the fixture server did not print its port; it printed \(line ?? "nothing")")
         }
         return try FixtureServer(process: process, input: input, port: port)
     }
 
-    /// Reads up to the first newline off the cooperative pool, since the read blocks.
+    /// Reads up to the first newline on a thread of its own, since the read blocks: not a
+    /// dispatch thread either, which the cooperative pool shares.
     private static func firstLine(of handle: FileHandle) async -> String? {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var buffer = Data()
                 while !buffer.contains(0x0A) {
                     let chunk = handle.availableData
@@ -89,12 +90,14 @@ final class FixtureServer: Sendable {
     /// it when another child started meanwhile inherited the pipe's other end (two servers
     /// started at once can each hold the other's), and SIGTERM does not either, since a child
     /// started from a dispatch thread inherits a mask that blocks it. A CI run waited forever
-    /// on such a server, spinning a cooperative thread in `waitUntilExit`. Whatever a test
-    /// reads from the server it reads before this.
-    func stop() {
+    /// on such a server, spinning a cooperative thread in `waitUntilExit`; another waited
+    /// forever with both cooperative threads in it, since Foundation notices a child's exit on
+    /// the threads they held: the wait is off the pool now. Whatever a test reads from the
+    /// server it reads before this.
+    func stop() async {
         try? input.fileHandleForWriting.close()  // the child may have gone already
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        await process.waitUntilExitOffThePool()
         control.invalidateAndCancel()
     }
 
@@ -259,10 +262,10 @@ func withFixtureServer<T>(_ body: (FixtureServer) async throws -> T) async throw
     let server = try await FixtureServer.start()
     do {
         let result = try await body(server)
-        server.stop()
+        await server.stop()
         return result
     } catch {
-        server.stop()
+        await server.stop()
         throw error
     }
 }

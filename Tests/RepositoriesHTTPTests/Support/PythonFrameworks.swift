@@ -33,7 +33,7 @@ enum PythonFrameworks {
     /// the cooperative pool since it waits on child processes.
     private static let installation = Task {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try install() }) }
+            Thread.detachNewThread { continuation.resume(with: Result { try install() }) }
         }
     }
 
@@ -109,10 +109,10 @@ func withFramework<T>(_ app: PythonFrameworks.App, _ body: (FixtureServer) async
     let server = try await PythonFrameworks.start(app)
     do {
         let result = try await body(server)
-        server.stop()
+        await server.stop()
         return result
     } catch {
-        server.stop()
+        await server.stop()
         throw error
     }
 }
