@@ -27,7 +27,7 @@ import Repositories
 /// | `POST` | creates it (the body carries its ID): `201`, or `409` when the ID is held |
 /// | `DELETE /{id}` | `204`, or `404` when there was none |
 ///
-/// Every write goes through ``IdempotentWriteRepository/apply(_:idempotencyKey:fingerprint:)``
+/// Every write goes through `IdempotentWriteRepository.apply(_:idempotencyKey:fingerprint:)`
 /// with the request's `Idempotency-Key` (a key of its own when it has none), so the key is
 /// kept in the write's transaction: a request sent again, after a lost answer or a restart of
 /// the service, is answered as the first time and applied once; a key reused for another
