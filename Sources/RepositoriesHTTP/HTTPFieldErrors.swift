@@ -61,16 +61,8 @@ package enum HTTPFieldErrors {
         var name: String?
 
         init(from decoder: any Decoder) throws {
-            name = try decoder.container(keyedBy: AnyKey.self).allKeys.first?.stringValue
+            name = try decoder.container(keyedBy: NamedCodingKey.self).allKeys.first?.stringValue
         }
-    }
-
-    /// Any key.
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 
     /// Collects messages while it walks one body; each `read` answers whether its part had

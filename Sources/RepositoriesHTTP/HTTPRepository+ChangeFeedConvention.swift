@@ -107,13 +107,6 @@ private struct FeedAnswer<Entity: Decodable, ID: Decodable>: Decodable {
     var next: String
     var more: Bool
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     private static var keysInfo: CodingUserInfoKey? {
         CodingUserInfoKey(rawValue: "RepositoriesHTTP.feedKeys")
     }
@@ -134,13 +127,8 @@ private struct FeedAnswer<Entity: Decodable, ID: Decodable>: Decodable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: "The feed's keys were not given"))
         }
-        let container = try decoder.container(keyedBy: Key.self)
-        /// The key as the answer spells it, or as the decoder's key strategy turned it.
-        func key(_ name: String) -> Key {
-            let converted = Self.camelCased(name)
-            return container.allKeys.first { $0.stringValue == name }
-                ?? container.allKeys.first { $0.stringValue == converted } ?? Key(stringValue: name)
-        }
+        let container = try decoder.container(keyedBy: NamedCodingKey.self)
+        func key(_ name: String) -> NamedCodingKey { NamedCodingKey.find(name, in: container) }
         saved = try container.decode([Entity].self, forKey: key(keys.saved))
         deleted = try container.decode([ID].self, forKey: key(keys.deleted))
         more = try container.decode(Bool.self, forKey: key(keys.more))
@@ -150,12 +138,5 @@ private struct FeedAnswer<Entity: Decodable, ID: Decodable>: Decodable {
         } else {
             next = String(try container.decode(Int64.self, forKey: nextKey))
         }
-    }
-
-    /// `has_more` as `hasMore`: what snake_case conversion makes of a key.
-    private static func camelCased(_ name: String) -> String {
-        let words = name.split(separator: "_", omittingEmptySubsequences: true)
-        guard let first = words.first, words.count > 1 else { return name }
-        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 }

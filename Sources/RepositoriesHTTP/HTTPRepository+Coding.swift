@@ -287,13 +287,6 @@ private struct Envelope<Value: Decodable>: Decodable {
     var value: Value
     var next: String?
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     private static var keyInfo: CodingUserInfoKey? {
         CodingUserInfoKey(rawValue: "RepositoriesHTTP.envelope")
     }
@@ -319,10 +312,10 @@ private struct Envelope<Value: Decodable>: Decodable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: "The envelope's key was not given"))
         }
-        let container = try decoder.container(keyedBy: Key.self)
-        value = try container.decode(Value.self, forKey: Key(stringValue: key))
+        let container = try decoder.container(keyedBy: NamedCodingKey.self)
+        value = try container.decode(Value.self, forKey: NamedCodingKey(stringValue: key))
         if let nextKeyInfo = Self.nextKeyInfo, let nextKey = decoder.userInfo[nextKeyInfo] as? String {
-            next = try container.decodeIfPresent(String.self, forKey: Key(stringValue: nextKey))
+            next = try container.decodeIfPresent(String.self, forKey: NamedCodingKey(stringValue: nextKey))
         }
     }
 }

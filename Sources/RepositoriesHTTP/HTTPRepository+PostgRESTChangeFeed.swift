@@ -268,13 +268,6 @@ private struct FeedRow<Entity: Decodable, ID: Decodable>: Decodable {
     var id: ID
     var entity: Entity?
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     private static var columnsInfo: CodingUserInfoKey? {
         CodingUserInfoKey(rawValue: "RepositoriesHTTP.postgRESTFeedColumns")
     }
@@ -299,13 +292,8 @@ private struct FeedRow<Entity: Decodable, ID: Decodable>: Decodable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: "The feed's columns were not given"))
         }
-        let container = try decoder.container(keyedBy: Key.self)
-        /// The column's key as the row spells it, or as the decoder's key strategy turned it.
-        func column(_ name: String) -> Key {
-            let converted = Self.camelCased(name)
-            return container.allKeys.first { $0.stringValue == name }
-                ?? container.allKeys.first { $0.stringValue == converted } ?? Key(stringValue: name)
-        }
+        let container = try decoder.container(keyedBy: NamedCodingKey.self)
+        func column(_ name: String) -> NamedCodingKey { NamedCodingKey.find(name, in: container) }
         let stampKey = column(columns.updatedAt)
         stamp = try container.decode(String.self, forKey: stampKey)
         guard let time = InternetDate.parse(stamp) else {
@@ -319,13 +307,6 @@ private struct FeedRow<Entity: Decodable, ID: Decodable>: Decodable {
         key = try container.decode(ColumnText.self, forKey: idKey).text
         let deleted = try container.decode(Bool.self, forKey: column(columns.deleted))
         entity = deleted ? nil : try Entity(from: decoder)
-    }
-
-    /// `has_more` as `hasMore`: what snake_case conversion makes of a key.
-    private static func camelCased(_ name: String) -> String {
-        let words = name.split(separator: "_", omittingEmptySubsequences: true)
-        guard let first = words.first, words.count > 1 else { return name }
-        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 }
 
