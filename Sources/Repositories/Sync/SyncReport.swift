@@ -21,7 +21,9 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     /// The error the remote refused each change with, by ID: the changes this sync made
     /// ``SyncStatus/rejected(_:)``.
     public var rejections: [ID: RepositoryError]
-    /// How many calls the sync made to the remote: reads, writes and the pull.
+    /// How many calls the sync made to the remote: reads, writes and the pages of the pull.
+    /// A call is not always one HTTP request: a run of writes sent in one call counts once,
+    /// and so does a call that `.retrying` tried again.
     public var requests: Int
     /// Whether the pull asked only for what changed since the last one, through the remote's
     /// change feed (``ChangeFeedRepository``); `false` when it read the remote's whole
