@@ -1,4 +1,4 @@
-extension ChangeBroadcaster where Element == Void {
+extension ChangeBroadcaster {
     /// A stream of the value `read` gives now, then again after every signal sent: for a
     /// badge or a list that shows the current state and follows it.
     ///

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A description of which entities to read and how to arrange them: a filter, sort keys,
 /// an offset and a limit, applied in that order.
 ///
@@ -113,14 +115,21 @@ public struct Query<Entity>: Sendable {
         // Ties fall back to the position, so equal keys keep stored order whatever the
         // standard library's sort guarantees.
         entities.enumerated().sorted { lhs, rhs in
-            for key in sortKeys {
-                switch key.compare(lhs.element, rhs.element) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
+            switch order(lhs.element, rhs.element) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: return lhs.offset < rhs.offset
             }
-            return lhs.offset < rhs.offset
         }.map(\.element)
+    }
+
+    /// How `lhs` and `rhs` compare on the sort keys, most significant first: `orderedSame`
+    /// when they tie on every key (then the stored order decides).
+    func order(_ lhs: Entity, _ rhs: Entity) -> ComparisonResult {
+        for key in sortKeys {
+            let result = key.compare(lhs, rhs)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
     }
 }

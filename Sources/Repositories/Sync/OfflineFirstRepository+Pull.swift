@@ -102,7 +102,8 @@ extension OfflineFirstRepository {
     private func apply(_ page: ChangePage<Entity, ID>) async throws -> Int {
         let ids = page.saved.map(\.id) + page.deleted
         guard !ids.isEmpty else { return 0 }
-        return try await engine.write(.all) { [outbox, local] in
+        // The snapshot streams take the page's changes as they are, without reading again.
+        let written = try await engine.writeReported(.all) { [outbox, local] in
             let pending = try await outbox.records(ids)
             let copies = Dictionary(
                 try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
@@ -112,7 +113,9 @@ extension OfflineFirstRepository {
             let gone = page.deleted.filter { pending[$0] == nil && copies[$0] != nil }
             _OfflineFirstTestHooks.reached(.pulling)
             if !gone.isEmpty { try await local.delete(ids: gone) }
-            return changed.count + gone.count
+            return changed.map { LocalWrite(id: $0.id, entity: $0, wasStored: copies[$0.id] != nil) }
+                + gone.map { LocalWrite(id: $0, entity: nil, wasStored: true) }
         }
+        return written.count
     }
 }

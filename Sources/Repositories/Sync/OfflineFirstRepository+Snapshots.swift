@@ -1,29 +1,39 @@
 extension OfflineFirstRepository: SyncingRepository {
     /// Snapshots of what `query` selects, with the pending and refused IDs, the conflicts not
     /// yet acknowledged, the time of the last sync and its error: now, then after every
-    /// write, sync, acknowledgement, and change to the pending changes. Snapshots that pile up while the consumer is busy are folded into
-    /// the newest, and none is sent while a write is half done (its change queued but not
-    /// yet shown here, or the reverse): the write's end sends the next.
+    /// write, sync, acknowledgement, and change to the pending changes. Snapshots that pile
+    /// up while the consumer is busy are folded into the newest, and none is sent while a
+    /// write is half done (its change queued but not yet shown here, or the reverse): the
+    /// write's end sends the next.
+    ///
+    /// A write costs the stream what it changed, not a new run of the query: the stream
+    /// keeps the query's answer (its first `offset + limit` matches) and puts each written
+    /// entity in its place, and reads the pending changes from the outbox's memory. It runs
+    /// the query on the local store again only when a write leaves the answer unknown (an
+    /// entity left a full page, or an existing one entered it level on every sort key with
+    /// one shown), and after a full pull.
     ///
     /// - Throws: through the stream, a read of the local store or the outbox that failed,
     ///   or ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
     public func values(_ query: Query<Entity>) -> AsyncThrowingStream<OfflineSnapshot<Entity>, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: OfflineSnapshot<Entity>.self, bufferingPolicy: .bufferingNewest(1))
-        let updates = engine.updates.subscribe(bufferingPolicy: .bufferingNewest(1))
-        let changes = outbox.pendingChanges()
+        // Subscribed before the first read, so nothing written meanwhile is missed.
+        let updates = engine.updates.subscribe()
+        let outboxChanges = outbox.changesBesidesWrites()
         let task = Task {
             let forwarding = Task {
-                // The stream starts with the changes as they are: the first snapshot shows
-                // those already, so only later changes call for another.
-                for await _ in changes.dropFirst() { engine.updates.send(()) }
+                for await _ in outboxChanges { engine.updates.send(.refreshed) }
             }
             defer { forwarding.cancel() }
             do {
                 try query.validate()
-                if let first = try await wholeSnapshot(query) { continuation.yield(first) }
-                for await _ in updates {
-                    if let next = try await wholeSnapshot(query) { continuation.yield(next) }
+                try await prepared()
+                var follower = SnapshotFollower<Entity>(query: query)
+                try await sendWholeSnapshot(&follower, updates, continuation)
+                for await _ in updates.wakeUps {
+                    follower.take(updates.take())
+                    try await sendWholeSnapshot(&follower, updates, continuation)
                 }
                 continuation.finish()
             } catch {
@@ -34,15 +44,28 @@ extension OfflineFirstRepository: SyncingRepository {
         return stream
     }
 
-    /// A snapshot that shows no write half done, or `nil` when a write was under way or began
-    /// while it was read: such a write has recorded its change in the outbox but may not yet
-    /// have applied it here (or the reverse). Its end sends an update (the streams subscribe
-    /// before they read), so the next snapshot follows.
-    private func wholeSnapshot(_ query: Query<Entity>) async throws -> OfflineSnapshot<Entity>? {
+    /// Sends the follower's snapshot when something changed since the last one and no write
+    /// is half done: such a write has recorded its change in the outbox but may not yet have
+    /// applied it here (or the reverse). Its end wakes the stream, so the next one follows.
+    private func sendWholeSnapshot(
+        _ follower: inout SnapshotFollower<Entity>, _ updates: LocalUpdateFeed<Entity>.Subscription,
+        _ continuation: AsyncThrowingStream<OfflineSnapshot<Entity>, any Error>.Continuation
+    ) async throws {
+        guard follower.changed else { return }
         let writes = engine.writes
-        guard writes.underWay == 0 else { return nil }
-        let snapshot = try await snapshot(query)
-        return engine.writes.begun == writes.begun ? snapshot : nil
+        guard writes.underWay == 0 else { return }
+        // Every write begun so far has ended and queued what it changed: take it all.
+        follower.take(updates.take())
+        let window = try await follower.window { try await local.fetch($0) }
+        let conflicts = try await follower.conflicts { try await outbox.conflicts.all() }
+        let (pendingIDs, rejections) = try await outbox.current { ($0.pendingIDs, $0.rejections) }
+        // A write begun since has recorded its change, or soon will: its end wakes the stream.
+        guard engine.writes.begun == writes.begun else { return }
+        continuation.yield(
+            OfflineSnapshot(
+                entities: window.entities, pendingIDs: pendingIDs, rejections: rejections,
+                conflicts: conflicts, lastSyncedAt: outbox.lastSyncedAt, lastSyncError: lastSyncError))
+        follower.changed = false
     }
 
     /// What `query` selects now, with the pending and refused IDs, the conflicts not yet
@@ -55,20 +78,63 @@ extension OfflineFirstRepository: SyncingRepository {
         try query.validate()
         try await prepared()
         let entities = try await local.fetch(query)
-        let changes = try await outbox.changes()
+        let (pendingIDs, rejections) = try await outbox.current { ($0.pendingIDs, $0.rejections) }
         return OfflineSnapshot(
-            entities: entities,
-            pendingIDs: Set(changes.filter { !$0.isRejected }.map(\.id)),
-            rejections: Self.rejections(in: changes), conflicts: try await outbox.conflicts.all(),
-            lastSyncedAt: outbox.lastSyncedAt, lastSyncError: lastSyncError)
+            entities: entities, pendingIDs: pendingIDs, rejections: rejections,
+            conflicts: try await outbox.conflicts.all(), lastSyncedAt: outbox.lastSyncedAt,
+            lastSyncError: lastSyncError)
+    }
+}
+
+/// What one snapshot stream knows between snapshots: the query's answer kept from the writes
+/// (``QueryWindow``) and the conflicts, each read again only when an update says so.
+struct SnapshotFollower<Entity: Identifiable & Sendable> where Entity.ID: Sendable {
+    let query: Query<Entity>
+    private var kept: QueryWindow<Entity>?
+    private var keptConflicts: [SyncConflict<Entity>]?
+    /// Whether anything changed since the last snapshot sent.
+    var changed = true
+
+    init(query: Query<Entity>) {
+        self.query = query
     }
 
-    /// The error of each refused change in `changes`, by ID.
-    private static func rejections(in changes: [PendingChange<Entity>]) -> [ID: RepositoryError] {
-        var rejections: [ID: RepositoryError] = [:]
-        for change in changes where change.isRejected {
-            rejections[change.id] = change.lastError
+    /// Takes `updates`, oldest first.
+    mutating func take(_ updates: [LocalUpdate<Entity>]) {
+        for update in updates {
+            changed = true
+            switch update {
+            case .wrote(let writes):
+                if var window = kept {
+                    kept = nil
+                    if window.apply(writes) { kept = window }
+                }
+            case .refreshed:
+                keptConflicts = nil
+            case .reread:
+                kept = nil
+                keptConflicts = nil
+            }
         }
-        return rejections
+    }
+
+    /// The query's answer, from `fetch` of its first matches when it is not known.
+    mutating func window(_ fetch: (Query<Entity>) async throws -> [Entity]) async throws -> QueryWindow<
+        Entity
+    > {
+        if let kept { return kept }
+        let window = QueryWindow(query, holding: try await fetch(QueryWindow.prefix(of: query)))
+        kept = window
+        return window
+    }
+
+    /// The conflicts, from `read` when they are not known.
+    mutating func conflicts(_ read: () async throws -> [SyncConflict<Entity>]) async throws -> [SyncConflict<
+        Entity
+    >] {
+        if let keptConflicts { return keptConflicts }
+        let conflicts = try await read()
+        keptConflicts = conflicts
+        return conflicts
     }
 }

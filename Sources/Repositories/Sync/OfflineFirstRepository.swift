@@ -67,7 +67,7 @@ where
     public let outbox: Outbox<Entity>
     /// How a conflict with a remote that changed meanwhile is settled.
     public let conflictPolicy: ConflictPolicy<Entity>
-    let engine: SyncEngine<ID>
+    let engine: SyncEngine<Entity>
 
     /// Puts `local` and `outbox` beside `remote`.
     ///
@@ -171,14 +171,23 @@ where
         apply: @escaping @Sendable () async throws -> Void
     ) async throws {
         try await prepared()
-        try await engine.write(scope) { [self] in try await writeBothSides(changes, apply: apply) }
+        let body: @Sendable () async throws -> [LocalWrite<Entity>] = { [self] in
+            try await writeBothSides(changes, apply: apply)
+        }
+        if case .all = scope {
+            // deleteAll also removes what was saved since it read its IDs: the streams read again.
+            _ = try await engine.write(scope, body)
+        } else {
+            _ = try await engine.writeReported(scope, body)
+        }
         engine.changed { try await sync() }
     }
 
-    /// The body of ``write(_:_:apply:)``, holding the IDs' write lock.
+    /// The body of ``write(_:_:apply:)``, holding the IDs' write lock; what it wrote to the
+    /// local store, for the snapshot streams.
     private func writeBothSides(
         _ changes: [(id: ID, entity: Entity?)], apply: @Sendable () async throws -> Void
-    ) async throws {
+    ) async throws -> [LocalWrite<Entity>] {
         let ids = changes.map(\.id)
         let before = Dictionary(
             try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
@@ -196,7 +205,7 @@ where
         }
         switch (await recording, applying) {
         case (.success, .success):
-            break
+            return changes.map { LocalWrite(id: $0.id, entity: $0.entity, wasStored: before[$0.id] != nil) }
         case (.success(let undo), .failure(let failure)):
             try await undoRecord(undo, after: failure)
         case (.failure(let failure), .success):
@@ -320,7 +329,7 @@ extension OfflineFirstRepository {
     ///   conflict is still kept.
     public func acknowledge(conflict: SyncConflict<Entity>) async throws {
         try await outbox.conflicts.acknowledge(conflict.id)
-        engine.updates.send(())
+        engine.updates.send(.refreshed)
     }
 
     /// Makes a rejected change pending again and starts a sync when `automaticSync` is on.

@@ -40,7 +40,9 @@ where Entity.ID: Codable & Sendable {
     /// Orders read-modify-writes of one ID's record.
     private let lock = KeyedAsyncLock<Entity.ID>()
     private let revisions: RevisionCounter
-    private let signals = ChangeBroadcaster<Void>()
+    private let signals = ChangeBroadcaster<OutboxChange>()
+    /// The pending changes as ``changes()`` gives them, kept with every write to `store`.
+    private let list: Mutex<PendingList<Entity>>
     private let syncedAt: Mutex<Date?>
     /// The cursor of the last page of the remote's change feed the local store took.
     let pullCursor: PullCursorFile
@@ -105,8 +107,9 @@ where Entity.ID: Codable & Sendable {
             conflicts = try await ConflictLog(
                 fileURL: fileURL.appendingPathExtension("conflicts"), lockWait: lockWait,
                 migrations: migrations)
-            let highest = try await store.fetchAll().map(\.revision).max() ?? 0
-            revisions = RevisionCounter(after: highest)
+            let records = try await store.fetchAll()
+            revisions = RevisionCounter(after: records.map(\.revision).max() ?? 0)
+            list = Mutex(PendingList(records.map(\.change)))
             syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
             pullCursor = try PullCursorFile(url: store.fileURL.appendingPathExtension("cursor"))
             session = try SessionMarker(url: store.fileURL.appendingPathExtension("open"))
@@ -158,7 +161,7 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Throws: `closed` after ``close()``.
     public func changes() async throws -> [PendingChange<Entity>] {
-        try await store.fetchAll().map(\.change)
+        try await current { $0.changes }
     }
 
     /// The pending change of `id`, if there is one.
@@ -169,7 +172,31 @@ where Entity.ID: Codable & Sendable {
     /// The pending changes now, then again after every change to them: for a badge, or a
     /// "3 changes waiting" line. The stream ends when the outbox cannot be read (closed).
     public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
-        signals.readOnEverySignal { [store] in try await store.fetchAll().map(\.change) }
+        signals.readOnEverySignal { [self] in try await changes() }
+    }
+
+    /// `read` of the pending changes as they are now, without reading the file's records:
+    /// the list kept beside them.
+    ///
+    /// - Throws: `closed` after ``close()``.
+    func current<T>(_ read: (PendingList<Entity>) -> T) async throws -> T {
+        // The store throws `closed` once the outbox is closed; the list is never emptied.
+        _ = try await store.count()
+        return list.withLock { read($0) }
+    }
+
+    /// A signal after every change to the pending changes that a write of the offline-first
+    /// repository did not make (a sync's, a retry's, a discard's): that write tells its
+    /// snapshot streams itself.
+    func changesBesidesWrites() -> AsyncStream<Void> {
+        let signals = signals.subscribe(bufferingPolicy: .bufferingNewest(1))
+        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let task = Task {
+                for await change in signals where change == .other { continuation.yield() }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     // MARK: For the offline-first repository
@@ -217,8 +244,8 @@ where Entity.ID: Codable & Sendable {
             }
             var seen = Set<Entity.ID>()
             let batch = ids.filter { seen.insert($0).inserted }.compactMap { latest[$0] }
-            try await store.save(contentsOf: batch)
-            publish()
+            try await persist(batch)
+            publish(.recorded)
             return Undo(previous: Array(existing.values), added: fresh)
         }
     }
@@ -271,7 +298,7 @@ where Entity.ID: Codable & Sendable {
                 }
                 changed.append(now)
             }
-            if !changed.isEmpty { try await store.save(contentsOf: changed) }
+            if !changed.isEmpty { try await persist(changed) }
         }
     }
 
@@ -279,8 +306,8 @@ where Entity.ID: Codable & Sendable {
     func undo(_ undo: Undo) async throws {
         let ids = undo.previous.map(\.id) + undo.added
         try await lock.withLock(.keys(Set(ids))) {
-            if !undo.added.isEmpty { try await store.delete(ids: undo.added) }
-            if !undo.previous.isEmpty { try await store.save(contentsOf: undo.previous) }
+            if !undo.added.isEmpty { try await erase(undo.added) }
+            if !undo.previous.isEmpty { try await persist(undo.previous) }
             publish()
         }
     }
@@ -307,8 +334,8 @@ where Entity.ID: Codable & Sendable {
                     rebased.append(later)
                 }
             }
-            if !done.isEmpty { try await store.delete(ids: done) }
-            if !rebased.isEmpty { try await store.save(contentsOf: rebased) }
+            if !done.isEmpty { try await erase(done) }
+            if !rebased.isEmpty { try await persist(rebased) }
             publish()
         }
     }
@@ -381,7 +408,7 @@ where Entity.ID: Codable & Sendable {
             } else {
                 record.possiblyApplied.removeAll { $0.key == key }
             }
-            try await store.save(record)
+            try await persist([record])
         }
     }
 
@@ -415,7 +442,7 @@ where Entity.ID: Codable & Sendable {
             record.rejected = false
             record.attempts = 0
             record.lastError = nil
-            try await store.save(record)
+            try await persist([record])
             publish()
         }
     }
@@ -425,7 +452,7 @@ where Entity.ID: Codable & Sendable {
         try await lock.withLock(.keys(Set(records.map(\.id)))) {
             let current = try await self.records(records.map(\.id))
             let stale = records.filter { current[$0.id]?.revision == $0.revision }.map(\.id)
-            if !stale.isEmpty { try await store.delete(ids: stale) }
+            if !stale.isEmpty { try await erase(stale) }
             publish()
         }
     }
@@ -435,7 +462,7 @@ where Entity.ID: Codable & Sendable {
     func discard(_ id: Entity.ID, restore: () async throws -> Void) async throws {
         try await lock.withLock(.key(id)) {
             try await restore()
-            try await store.delete(id: id)
+            try await erase([id])
             publish()
         }
     }
@@ -448,7 +475,7 @@ where Entity.ID: Codable & Sendable {
                 try change(&now)
                 return now
             }
-            if !updated.isEmpty { try await store.save(contentsOf: updated) }
+            if !updated.isEmpty { try await persist(updated) }
             publish()
         }
     }
@@ -467,9 +494,51 @@ where Entity.ID: Codable & Sendable {
         return revision
     }
 
+    /// Writes `records` to the file, then to the list the UI reads.
+    private func persist(_ records: [Record]) async throws {
+        do {
+            try await store.save(contentsOf: records)
+        } catch {
+            await relist()
+            throw error
+        }
+        list.withLock { $0.put(records.map(\.change)) }
+    }
+
+    /// Removes the records of `ids` from the file, then from the list the UI reads.
+    private func erase(_ ids: [Entity.ID]) async throws {
+        do {
+            try await store.delete(ids: ids)
+        } catch {
+            await relist()
+            throw error
+        }
+        list.withLock { $0.remove(ids) }
+    }
+
+    /// Makes the list the UI reads the file's records again, after a write that failed and
+    /// may have left the file changed or not.
+    private func relist() async {
+        do {
+            let records = try await store.fetchAll()
+            list.withLock { $0 = PendingList(records.map(\.change)) }
+        } catch {
+            // The file cannot be read (closed): neither can the list, which throws the same.
+        }
+    }
+
     /// Tells the streams of ``pendingChanges()`` to read the changes again (on their own
     /// tasks, when their consumers are ready: a write does not wait for them).
-    private func publish() { signals.send(()) }
+    private func publish(_ change: OutboxChange = .other) { signals.send(change) }
+}
+
+/// Who changed the outbox: a write of the offline-first repository, which tells its
+/// snapshot streams itself, or anything else.
+enum OutboxChange: Sendable, Equatable {
+    /// A write recorded its change.
+    case recorded
+    /// A sync, a retry, a discard or an undo changed the changes.
+    case other
 }
 
 /// Hands out increasing revisions, continuing after the highest one on disk; `nil` once

@@ -18,7 +18,9 @@ import Synchronization
 /// Writes take only 2 then 3; a sync takes 1, and 2 then 3 around each step. No code waits
 /// for 1 while holding 2 or 3, so nothing deadlocks. Everything run under the write order
 /// runs to the end once begun, whatever is cancelled (see ``runningToCompletion(_:)``).
-final class SyncEngine<ID: Hashable & Sendable>: Sendable {
+final class SyncEngine<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Sendable {
+    typealias ID = Entity.ID
+
     private struct State {
         var prepared = false
         var lastSyncError: RepositoryError?
@@ -61,7 +63,7 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     private let preparing = KeyedAsyncLock<Int>()
 
     /// Told after every write and every sync, for the snapshot streams.
-    let updates = ChangeBroadcaster<Void>()
+    let updates = LocalUpdateFeed<Entity>()
 
     init(automatic: AutomaticSync?) {
         self.automatic = automatic
@@ -78,27 +80,51 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
 
     /// Runs `body` holding `scope` of the write order (lock 2): a caller cancelled while it
     /// waits gets `CancellationError` with nothing done; once `body` begins it runs to the
-    /// end, and the caller gets its result, whatever is cancelled meanwhile.
+    /// end, and the caller gets its result, whatever is cancelled meanwhile. The snapshot
+    /// streams then read everything again.
     func write<T: Sendable>(_ scope: KeyScope<ID>, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
+        try await section(scope, body, report: { _ in .reread })
+    }
+
+    /// ``write(_:_:)`` of a `body` that returns what it wrote to the local store, which the
+    /// snapshot streams take as it is instead of reading again (when it throws, they read).
+    func writeReported(
+        _ scope: KeyScope<ID>, _ body: @escaping @Sendable () async throws -> [LocalWrite<Entity>]
+    ) async throws -> [LocalWrite<Entity>] {
+        try await section(scope, body, report: LocalUpdate.wrote)
+    }
+
+    /// A write section: `body` under lock 2, counted in ``writes``, telling the snapshot
+    /// streams `report` of its result. The update is queued before the section ends and the
+    /// streams are woken after, so a stream that finds no write under way holds every
+    /// finished write's update.
+    private func section<T: Sendable>(
+        _ scope: KeyScope<ID>, _ body: @escaping @Sendable () async throws -> T,
+        report: @escaping @Sendable (T) -> LocalUpdate<Entity>
+    ) async throws -> T {
         try await writeOrder.withLock(scope) {
             try Task.checkCancellation()
             state.withLock {
                 $0.writes.begun += 1
                 $0.writes.underWay += 1
             }
+            var update = LocalUpdate<Entity>.reread
             defer {
+                updates.enqueue(update)
                 state.withLock { $0.writes.underWay -= 1 }
-                updates.send(())
+                updates.wake()
             }
-            return try await runningToCompletion(body)
+            let result = try await runningToCompletion(body)
+            update = report(result)
+            return result
         }
     }
 
     func syncEnded(with error: (any Error)?) {
         state.withLock { $0.lastSyncError = error.map(RepositoryError.wrapping) }
-        updates.send(())
+        updates.send(.refreshed)
     }
 
     /// Runs `replay` once, before the first call; a replay that throws runs again next time.
@@ -116,7 +142,6 @@ final class SyncEngine<ID: Hashable & Sendable>: Sendable {
     /// remote is unreachable or busy is tried again after the backoff's delays, for as long
     /// as it takes, until one works or ``stop()``.
     func changed(sync: @escaping @Sendable () async throws -> Void) {
-        updates.send(())
         guard let automatic else { return }
         let start = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
