@@ -103,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "RepositoriesCrashFixture",
             dependencies: [
-                "Repositories", "RepositoriesHTTP", "RepositoriesSQLite", "RepositoriesTestSupport",
+                "Repositories", "RepositoriesHTTP", "RepositoriesSQLite", "RepositoriesPostgres",
+                "RepositoriesTestSupport",
             ],
             path: "Tests/RepositoriesCrashFixture"
         ),
@@ -137,7 +138,7 @@ let package = Package(
             name: "RepositoriesPostgresTests",
             dependencies: [
                 "RepositoriesPostgres", "CPostgres", "RepositoriesHTTP", "RepositoriesTesting",
-                "RepositoriesTestSupport",
+                "RepositoriesSQLite", "RepositoriesTestSupport", "RepositoriesCrashFixture",
             ]
         ),
         // Every Swift snippet of README.md and Docs/*.md, compiled (a file per guide), and the

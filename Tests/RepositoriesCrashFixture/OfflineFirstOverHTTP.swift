@@ -10,13 +10,9 @@ import Synchronization
     import Darwin
 #endif
 
-/// Writes through an offline-first stack over a real HTTP server forever (new entities one
-/// at a time and in batches, edits and deletes of entities it holds, a sync every third
-/// write), and kills itself with SIGKILL the `occurrence`-th time it reaches `step`.
-///
-/// Prints `begin save ID REVISION` or `begin delete ID` before each change and `ack …` the
-/// same once its write returned, each line in one write, so the parent knows exactly what
-/// was acknowledged before the kill.
+/// Writes through an offline-first stack over a real HTTP server forever
+/// (``writeAndSyncForever(_:first:)``), and kills itself with SIGKILL the `occurrence`-th
+/// time it reaches `step`.
 func offlineFirstOverHTTP(device: URL, api: URL, step: _OfflineFirstStep, occurrence: Int, first: Int)
     async throws
 {
@@ -26,7 +22,16 @@ func offlineFirstOverHTTP(device: URL, api: URL, step: _OfflineFirstStep, occurr
     let notes = HTTPRepository<FixtureEntity>(baseURL: api)
         .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
     say("ready")
+    try await writeAndSyncForever(notes, first: first)
+}
 
+/// New entities one at a time and in batches, edits and deletes of entities `notes` holds,
+/// and a sync every third write, forever; prints `begin save ID REVISION` or
+/// `begin delete ID` before each change and `ack …` the same once its write returned, each
+/// line in one write, so the parent knows exactly what was acknowledged before a kill.
+func writeAndSyncForever<Remote, Local>(_ notes: OfflineFirstRepository<Remote, Local>, first: Int)
+    async throws
+where Remote.Entity == FixtureEntity, Remote.ID == Int {
     var next = first
     var turn = 0
     while true {

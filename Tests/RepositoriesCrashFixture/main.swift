@@ -38,6 +38,12 @@
 //   RepositoriesCrashFixture offline-first-feed <device-dir> <remote-sqlite-path> <first-id>
 //       a device over a SQLite remote with a change feed, saving and syncing forever; print
 //       each ID once its save returned (see OfflineFirstOverSQLiteFeed.swift)
+//   RepositoriesCrashFixture offline-first-endpoint <device-dir> <conninfo> <table> <step> <occurrence> <first-id>
+//       a device (SQLite and its outbox) over SyncEndpoint over PostgresRepository, writing and
+//       syncing forever, SIGKILL itself the <occurrence>-th time it reaches <step>; print
+//       "begin …" and "ack …" around each change (see OfflineFirstOverSyncEndpoint.swift)
+//   RepositoriesCrashFixture offline-first-endpoint-sync <device-dir> <conninfo> <table>
+//       the same device: open, sync once, close, print "synced: <report>"
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -176,6 +182,24 @@ do {
     case "offline-first-feed":
         try await offlineFirstOverSQLiteFeed(
             device: url, remote: arguments[3], firstID: arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0)
+    case "offline-first-endpoint":
+        guard arguments.count == 8, let step = _OfflineFirstStep(rawValue: arguments[5]),
+            let occurrence = Int(arguments[6]), let first = Int(arguments[7])
+        else {
+            say(
+                "usage: offline-first-endpoint <device-dir> <conninfo> <table> <step> <occurrence> <first-id>"
+            )
+            exit(2)
+        }
+        try await offlineFirstOverSyncEndpoint(
+            device: url, connection: arguments[3], table: arguments[4], step: step, occurrence: occurrence,
+            first: first)
+    case "offline-first-endpoint-sync":
+        guard arguments.count == 5 else {
+            say("usage: offline-first-endpoint-sync <device-dir> <conninfo> <table>")
+            exit(2)
+        }
+        try await syncOnceOverSyncEndpoint(device: url, connection: arguments[3], table: arguments[4])
     case "copy-of-record":
         let local = InMemoryRepository<FixtureEntity>()
         switch arguments[3] {

@@ -1,12 +1,13 @@
 /// What a crash child said it began and what it acknowledged, per entity, across rounds,
 /// read from its `begin save ID REVISION`, `begin delete ID`, `ack …` lines.
-struct ChangeHistory {
+public struct ChangeHistory {
     /// A change: a save of a revision, or a delete.
-    enum Change: Hashable, CustomStringConvertible {
+    public enum Change: Hashable, CustomStringConvertible {
         case save(Int)
         case delete
 
-        var description: String {
+        /// The change in words, for a test's message.
+        public var description: String {
             switch self {
             case .save(let revision): "revision \(revision)"
             case .delete: "deleted"
@@ -15,20 +16,23 @@ struct ChangeHistory {
     }
 
     /// The last acknowledged change of each ID.
-    private(set) var acknowledged: [Int: Change] = [:]
+    public private(set) var acknowledged: [Int: Change] = [:]
     /// The changes begun after an ID's last acknowledged one and never acknowledged: the
     /// kill caught them, so each may or may not have survived.
-    private(set) var unacknowledged: [Int: [Change]] = [:]
+    public private(set) var unacknowledged: [Int: [Change]] = [:]
     /// Every change begun, acknowledged or not, by ID.
-    private(set) var begun: [Int: Set<Change>] = [:]
+    public private(set) var begun: [Int: Set<Change>] = [:]
     /// The first ID the next child uses for new entities.
-    private(set) var nextID = 0
+    public private(set) var nextID = 0
     /// One more than the greatest revision (or change number) any line named.
-    private(set) var nextRevision = 0
+    public private(set) var nextRevision = 0
+
+    /// No change read yet.
+    public init() {}
 
     /// Reads a child's lines and returns the changes they acknowledged, in order.
     @discardableResult
-    mutating func read(_ lines: [String]) -> [(id: Int, change: Change)] {
+    public mutating func read(_ lines: [String]) -> [(id: Int, change: Change)] {
         var acknowledgedNow: [(id: Int, change: Change)] = []
         for line in lines {
             let words = line.split(separator: " ").map(String.init)
@@ -52,7 +56,7 @@ struct ChangeHistory {
     /// What is wrong with what the server holds (`.save(revision)` by ID, absent IDs left
     /// out): an acknowledged change missing or replaced by an older one, or an entity no
     /// change began.
-    func check(server held: [Int: Change]) -> [String] {
+    public func check(server held: [Int: Change]) -> [String] {
         var problems: [String] = []
         for id in begun.keys.sorted() {
             let now = held[id]
@@ -75,26 +79,29 @@ struct ChangeHistory {
 /// The changes a server applied, in the order it applied them, counted per change (an
 /// entity's revision, or its delete), not per idempotency key: a change sent again under
 /// another key, or applied again under its own, counts twice.
-struct AppliedChanges {
+public struct AppliedChanges {
     /// Every application, in order.
-    private(set) var applications: [(id: Int, change: ChangeHistory.Change)] = []
+    public private(set) var applications: [(id: Int, change: ChangeHistory.Change)] = []
     private var counts: [Int: [ChangeHistory.Change: Int]] = [:]
 
+    /// No application counted yet.
+    public init() {}
+
     /// Counts one more application.
-    mutating func append(id: Int, _ change: ChangeHistory.Change) {
+    public mutating func append(id: Int, _ change: ChangeHistory.Change) {
         applications.append((id, change))
         counts[id, default: [:]][change, default: 0] += 1
     }
 
     /// How many times `change` of `id` was applied.
-    func count(id: Int, _ change: ChangeHistory.Change) -> Int {
+    public func count(id: Int, _ change: ChangeHistory.Change) -> Int {
         counts[id]?[change] ?? 0
     }
 
     /// What is wrong with the applications, given what the child began: a change applied
     /// more than once, an entity's changes applied out of the order made, a change after an
     /// entity's delete, or a change no one began.
-    func problems(against history: ChangeHistory) -> [String] {
+    public func problems(against history: ChangeHistory) -> [String] {
         var problems: [String] = []
         var byID: [Int: [ChangeHistory.Change]] = [:]
         for (id, change) in applications { byID[id, default: []].append(change) }
