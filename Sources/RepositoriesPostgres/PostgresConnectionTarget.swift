@@ -1,3 +1,6 @@
+import Foundation
+import Repositories
+
 /// Where and how to connect: the caller's connection string, expanded by libpq, with this
 /// package's defaults around it.
 ///
@@ -26,6 +29,36 @@ struct PostgresConnectionTarget: Sendable {
         ]
         keywords = pairs.map(\.0)
         values = pairs.map(\.1)
+    }
+
+    /// Refuses a connection string libpq would misread, before connecting: libpq takes any
+    /// string that is neither a URI nor `key=value` pairs as the name of a database, so a typo
+    /// in the scheme (`postgressql://…`) or an empty string would surface as a database that
+    /// does not exist, or a server that cannot be reached, which a retry would try again.
+    ///
+    /// - Throws: `RepositoryError` `rejected`, saying what libpq takes; the string is not
+    ///   repeated, since it may hold a password.
+    static func validate(_ connectionString: String) throws {
+        let text = connectionString.trimmingCharacters(in: .whitespacesAndNewlines)
+        let example =
+            "Pass a URI such as postgresql://app@db.internal:5432/app or key=value pairs such as "
+            + "host=db.internal dbname=app user=app"
+        guard !text.isEmpty else {
+            throw RepositoryError.rejected("The PostgreSQL connection string is empty", recovery: example)
+        }
+        if let scheme = text.range(of: "://").map({ String(text[..<$0.lowerBound]) }) {
+            guard scheme == "postgresql" || scheme == "postgres" else {
+                throw RepositoryError.rejected(
+                    "The PostgreSQL connection string's scheme is \"\(scheme.prefix(20))\", which libpq does not read",
+                    recovery: "Start the URI with postgresql:// or postgres://")
+            }
+            return
+        }
+        guard text.range(of: #"^[A-Za-z_][A-Za-z0-9_]*\s*="#, options: .regularExpression) != nil else {
+            throw RepositoryError.rejected(
+                "The PostgreSQL connection string is neither a postgresql:// URI nor key=value pairs; libpq would take all of it as a database name",
+                recovery: example + " (dbname=NAME for a database name alone)")
+        }
     }
 
     /// A conninfo string of `parameters` (`host`, `port`, `dbname`, `user`, `password`,

@@ -39,6 +39,17 @@ public struct PostgresOptions: Sendable {
     /// issued while a transaction older than that tombstone still ran is refused too.
     public var tombstoneRetention: Duration?
 
+    /// How long the initializer waits for the server to come up, or `nil` (the default) to
+    /// fail at once.
+    ///
+    /// A service often starts beside its database (a container, a deploy): with a wait, a
+    /// server that cannot be reached yet or is still starting (`unavailable`) is tried again,
+    /// after waits that double from 100 ms to 2 s, until it answers or the wait is over;
+    /// then the initializer throws the last `unavailable`, saying how long it waited. A
+    /// refusal (a wrong password, a database that does not exist) is thrown at once.
+    /// Cancelling the task ends the wait with `CancellationError`.
+    public var startupWait: Duration?
+
     /// Makes the encoder that turns an entity into the JSON stored in its row. Called once,
     /// when the repository opens.
     public var makeEncoder: @Sendable () -> JSONEncoder
@@ -53,6 +64,7 @@ public struct PostgresOptions: Sendable {
         poolSize: Int = 4,
         connectTimeout: Duration = .seconds(10),
         tombstoneRetention: Duration? = nil,
+        startupWait: Duration? = nil,
         makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
         makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
     ) {
@@ -60,6 +72,7 @@ public struct PostgresOptions: Sendable {
         self.poolSize = poolSize
         self.connectTimeout = connectTimeout
         self.tombstoneRetention = tombstoneRetention
+        self.startupWait = startupWait
         self.makeEncoder = makeEncoder
         self.makeDecoder = makeDecoder
     }

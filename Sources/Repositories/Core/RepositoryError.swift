@@ -174,17 +174,24 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "\(code): \(reason)"
         var context: [String] = []
-        if let id { context.append("id \(id)") }
+        if let id { context.append("ID \(id)") }
         if let record { context.append("record \(record)") }
         if let location { context.append("at \(location)") }
         if let offset { context.append("offset \(offset)") }
         if let retryAfter { context.append("retry after \(retryAfter)") }
         if let httpStatus { context.append("HTTP \(httpStatus)") }
         if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
-        if !fieldErrors.isEmpty { text += ". Field errors: " + Self.summary(of: fieldErrors) }
-        if let underlying { text += ". Cause: \(underlying)" }
-        if let recovery { text += ". \(recovery)" }
+        if !fieldErrors.isEmpty { Self.append("Field errors: " + Self.summary(of: fieldErrors), to: &text) }
+        if let underlying { Self.append("Cause: \(underlying)", to: &text) }
+        if let recovery { Self.append(recovery, to: &text) }
         return text
+    }
+
+    /// Appends `sentence` to `text` as a sentence of its own: after a full stop, unless the
+    /// text ends one already (a cause's message often does), so the description never reads "..".
+    private static func append(_ sentence: String, to text: inout String) {
+        let ended = text.last.map { ".?!".contains($0) } ?? true
+        text += (ended ? " " : ". ") + sentence
     }
 
     /// `fieldErrors` in a few words: the messages for no field first, then each field's, at

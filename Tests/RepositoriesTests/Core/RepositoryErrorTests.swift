@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func notFoundNamesTheID() {
-        #expect(RepositoryError.notFound(id: 42).description.contains("id 42"))
+        #expect(RepositoryError.notFound(id: 42).description.contains("ID 42"))
         #expect(RepositoryError.notFound(id: 42).id == "42")
     }
 
