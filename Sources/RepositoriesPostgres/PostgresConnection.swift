@@ -214,6 +214,14 @@ final class PostgresConnection: @unchecked Sendable {
         return try check(result, sql: sql)
     }
 
+    /// Runs `sql`, which may hold several statements and no parameters, and returns the last
+    /// one's rows in text format.
+    func query(script sql: String) throws -> PostgresResult {
+        try connectIfNeeded()
+        guard let handle else { throw lostError(sql: sql) }
+        return try check(PQexec(handle, sql), sql: sql)
+    }
+
     /// Runs `sql`, which may hold several statements and no parameters.
     func execute(script sql: String) throws {
         try connectIfNeeded()
@@ -256,14 +264,12 @@ final class PostgresConnection: @unchecked Sendable {
         PQresultErrorField(result, Int32(code.value)).map { String(cString: $0) }
     }
 
-    /// libpq's message, without the trailing newline it ends with.
+    /// libpq's message as it wrote it, lines and all ("…failed: Connection refused\n\tIs the
+    /// server running…"), without the newline it ends with.
     static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "no message" }
-        // libpq's messages run over lines ("…failed: Connection refused\n\tIs the server
-        // running…"); one line reads better inside a RepositoryError's sentence.
-        let lines = String(cString: text).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return lines.isEmpty ? "no message" : lines.joined(separator: " ")
+        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return message.isEmpty ? "no message" : message
     }
 }
 

@@ -43,6 +43,16 @@ final class PostgresPool: Sendable {
         return try await connections[index].run(body)
     }
 
+    /// Runs `body` holding one connection of the pool for its whole run (several statements
+    /// in one transaction), waiting for one to be free first. `body` runs each statement on the
+    /// connection's queue with ``PostgresConnection/run(_:)``.
+    func holding<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result
+    {
+        let index = try await acquire()
+        defer { release(index) }
+        return try await body(connections[index])
+    }
+
     private func acquire() async throws -> Int {
         let ticket: UInt64
         let immediate: Result<Int, any Error>? = state.withLock { state in

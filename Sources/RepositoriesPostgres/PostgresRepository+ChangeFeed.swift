@@ -57,8 +57,8 @@ extension PostgresRepository: ChangeFeedRepository {
             } else if let id = entry.key.id(as: ID.self) {
                 deleted.append(id)
             } else {
-                throw RepositoryError.decodingFailed(
-                    record: entry.key.description, location: location,
+                throw Self.undecodable(
+                    entry.key, location: location,
                     underlying: PostgresError(
                         sqlState: nil, message: "the log holds a key that is not one of \(ID.self)"))
             }

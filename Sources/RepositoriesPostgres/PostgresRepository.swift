@@ -52,10 +52,23 @@ import Repositories
 /// blocking libpq calls run on a dispatch queue of its own, never on Swift's cooperative
 /// thread pool. Connections open on first use (the initializer opens one, to create and check
 /// the table) and reopen after they are lost. A statement whose connection was lost (the
-/// server restarted, the backend was terminated) is sent once more on a new connection: every
-/// statement is a read or an idempotent write (an upsert, a delete by ID), so the retry
-/// cannot change the outcome; at most a replaced row's `version` counts it twice. When the
-/// new connection fails too, the call throws `unavailable`.
+/// server restarted, the backend was terminated) is sent once more on a new connection when
+/// it is a read or an idempotent write (an upsert, a delete by ID), which the retry cannot
+/// change; at most a replaced row's `version` counts it twice. A conditional write
+/// (``save(_:ifMatch:)``, ``saveIfAbsent(_:)``, ``delete(id:ifMatch:)``) is not: the row is
+/// read first, and the write counts as done when the row holds it. When the new connection
+/// fails too, the call throws `unavailable`.
+///
+/// ## Versions and lost updates
+///
+/// Two instances that each read an entity, change it and save it can lose one another's
+/// change. The row's `version` is the entity's tag (``fetchTagged(id:)``), a write can be made
+/// on it (``save(_:ifMatch:)`` throws `conflict` when the row moved on), and
+/// `update(id:_:)` reads, changes and writes on the version, reading again on conflict:
+///
+/// ```swift
+/// try await items.update(id: sku) { $0.stock -= 1 }
+/// ```
 ///
 /// Cancelling a task whose statement is running sends PostgreSQL a cancel request
 /// (`PQcancel`); the statement stops on the server, its transaction rolls back, and the call
@@ -174,6 +187,7 @@ where Entity.ID: Codable & Sendable {
     public convenience init(connectionString: String, options: PostgresOptions = PostgresOptions())
         async throws
     {
+        try PostgresConnectionTarget.validate(connectionString)
         let table = try PostgresTable(
             name: options.tableName ?? PostgresTable.defaultName(for: Entity.self),
             integerKeys: PostgresKey.isInteger(ID.self))
@@ -181,7 +195,7 @@ where Entity.ID: Codable & Sendable {
             table: table, options: options,
             target: PostgresConnectionTarget(
                 connectionString: connectionString, connectTimeoutSeconds: options.connectTimeoutSeconds))
-        try await prepareTable()
+        try await prepareTable(waitingUpTo: options.startupWait)
     }
 
     /// Connects with libpq parameters (`host`, `port`, `dbname`, `user`, `password`,
@@ -220,6 +234,28 @@ where Entity.ID: Codable & Sendable {
     public func close() async {
         listener.stop()
         await pool.close()
+    }
+
+    /// ``prepareTable()``, tried again while the server cannot be reached, for up to `wait`
+    /// (`nil`: once), with waits that double from 100 ms to 2 s between tries.
+    private func prepareTable(waitingUpTo wait: Duration?) async throws {
+        guard let wait else { return try await prepareTable() }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: wait)
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                return try await prepareTable()
+            } catch var error as RepositoryError where error.code == .unavailable {
+                let left = clock.now.duration(to: deadline)
+                guard left > .zero else {
+                    error.reason += ", after waiting \(wait) for it to start"
+                    throw error
+                }
+                try await Task.sleep(for: min(delay, left))
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
     }
 
     private func prepareTable() async throws {
@@ -401,12 +437,21 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
+    /// `decodingFailed` for the row of `key` (`nil`: a NULL id), named by its ID.
+    static func undecodable(_ key: PostgresKey?, location: String, underlying: any Error) -> RepositoryError {
+        RepositoryError(
+            .decodingFailed, reason: "A row of the table does not decode as \(Entity.self)",
+            recovery:
+                "Make the fields added since the row was written optional (or give them a default in init(from:)), "
+                + "or correct the row with SQL",
+            id: key?.description ?? "NULL", location: location, underlying: underlying)
+    }
+
     func decode(_ body: [UInt8], key: PostgresKey?) throws -> Entity {
         do {
             return try decoder.decode(Entity.self, from: Data(body))
         } catch {
-            throw RepositoryError.decodingFailed(
-                record: key?.description ?? "a row with a NULL id", location: location, underlying: error)
+            throw Self.undecodable(key, location: location, underlying: error)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Repositories
 import RepositoriesPostgres
 
@@ -23,6 +24,30 @@ struct PostgresSnippets {
         // …
         await notes.close()  // ends the change feed and the cache's invalidating task
         return note
+    }
+
+    struct Item: Identifiable, Codable, Sendable {
+        var id: Int
+        var stock: Int
+    }
+
+    /// "Setup": a service that starts beside its database waits for it.
+    func startingBesideTheDatabase() async throws -> PostgresRepository<Item> {
+        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "postgresql://app@localhost/app"
+        let inventory = try await PostgresRepository<Item>(
+            connectionString: url, options: PostgresOptions(tableName: "items", startupWait: .seconds(60)))
+        return inventory
+    }
+
+    struct OutOfStock: Error {}
+
+    /// "Lost updates": an atomic stock decrement.
+    func decrement(_ inventory: PostgresRepository<Item>, sku: Int) async throws -> Item {
+        let item = try await inventory.update(id: sku) { item in
+            guard item.stock > 0 else { throw OutOfStock() }
+            item.stock -= 1
+        }
+        return item
     }
 
     /// "The coherence promise": the loop `cachedCoherently` runs, by hand.

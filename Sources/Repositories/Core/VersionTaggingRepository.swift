@@ -15,13 +15,16 @@
 /// try await api.save(edited, ifMatch: tag)   // throws conflict if it changed meanwhile
 /// ```
 ///
+/// ``update(id:_:)`` does that read, change and write for you, reading again when
+/// another writer got there first, so two instances incrementing one counter lose nothing.
+///
 /// A change made on no remote version (the device never had a copy) goes out as a create
 /// the remote refuses once any copy of the ID exists (``saveIfAbsent(_:)``, `If-None-Match:
 /// *` on the web), so a create that times out and lands late cannot overwrite a newer write
 /// of that ID, ETags or not. A remote with no conditional writes at all cannot refuse it,
 /// and nothing on the client can protect such a remote's newer writes from a late one.
 ///
-/// `HTTPRepository` conforms, and so do ``RetryingRepository``, ``TimeoutRepository``,
+/// `HTTPRepository` and `PostgresRepository` (its rows' `version`) conform, and so do ``RetryingRepository``, ``TimeoutRepository``,
 /// ``CircuitBreakerRepository``, ``InstrumentedRepository``, ``ObservedRepository``,
 /// ``CoalescingRepository``, ``MappedRepository`` and ``ReadOnlyRepository`` (which refuses
 /// the writes) over a conforming base: a remote wrapped in any of them still gets
@@ -54,4 +57,11 @@ public protocol VersionTaggingRepository<Entity, ID>: Repository {
     /// - Throws: `RepositoryError` with code `conflict` when the copy changed since `tag` was
     ///   read; then nothing was deleted.
     func delete(id: ID, ifMatch tag: String) async throws
+
+    /// Changes the entity stored under `id` without losing a write made meanwhile, trying up
+    /// to `attempts` times; see ``update(id:_:)``. The default reads with the tag and writes
+    /// on it, reading again on `conflict`; a store that can lock the entity while `change`
+    /// runs (`PostgresRepository`) does that instead.
+    @discardableResult
+    func update(id: ID, attempts: Int, _ change: (inout Entity) throws -> Void) async throws -> Entity
 }

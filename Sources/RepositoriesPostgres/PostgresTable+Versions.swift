@@ -1,0 +1,52 @@
+/// The statements of conditional writes (``PostgresRepository``'s
+/// `VersionTaggingRepository` conformance): each writes only when the row still has the
+/// version it names (or, for a create, when there is no row), logs the change for the feed
+/// and notifies, in one statement. A statement that wrote answers one row (its
+/// notification's); one the condition stopped answers none.
+extension PostgresTable {
+    /// The entity and its version. Parameter: the key.
+    var fetchVersioned: PostgresStatement {
+        statement("fetch_versioned", "SELECT body, version FROM \(quotedName) WHERE id = $1", [keyOID])
+    }
+
+    /// The entity and its version, its row locked until the transaction ends. Parameter: the key.
+    var fetchLocked: PostgresStatement {
+        statement(
+            "fetch_locked", "SELECT body, version FROM \(quotedName) WHERE id = $1 FOR UPDATE", [keyOID])
+    }
+
+    /// Replaces the body when the row's version is `$3`. Parameters: the key, the body, the version.
+    var replaceIfVersion: PostgresStatement {
+        statement(
+            "replace_if_version",
+            """
+            WITH w AS (UPDATE \(quotedName) SET body = $2, version = version + 1
+                WHERE id = $1 AND version = $3 RETURNING id),
+            \(logChanges(deleted: false)) \(notifyChangedIDs)
+            """,
+            [keyOID, PostgresParameter.bytea, PostgresParameter.int8])
+    }
+
+    /// Inserts the row when no row has its ID. Parameters: the key, the body.
+    var insertIfAbsent: PostgresStatement {
+        statement(
+            "insert_if_absent",
+            """
+            WITH w AS (INSERT INTO \(quotedName) (id, body, version) VALUES ($1, $2, 1)
+                ON CONFLICT (id) DO NOTHING RETURNING id),
+            \(logChanges(deleted: false)) \(notifyChangedIDs)
+            """,
+            [keyOID, PostgresParameter.bytea])
+    }
+
+    /// Deletes the row when its version is `$2`. Parameters: the key, the version.
+    var deleteIfVersion: PostgresStatement {
+        statement(
+            "delete_if_version",
+            """
+            WITH w AS (DELETE FROM \(quotedName) WHERE id = $1 AND version = $2 RETURNING id),
+            \(logChanges(deleted: true)) \(notifyChangedIDs)
+            """,
+            [keyOID, PostgresParameter.int8])
+    }
+}
