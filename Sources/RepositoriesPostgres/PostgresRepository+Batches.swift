@@ -11,6 +11,10 @@ extension PostgresRepository {
     ///
     /// - Complexity: one round trip; the IDs and bodies travel as two arrays.
     public func save(contentsOf entities: [Entity]) async throws {
+        try await save(contentsOf: entities, on: self)
+    }
+
+    func save(contentsOf entities: [Entity], on runner: some PostgresStatementRunner) async throws {
         var order: [PostgresKey] = []
         var bodies: [PostgresKey: [UInt8]] = Dictionary(minimumCapacity: entities.count)
         for entity in entities {
@@ -22,7 +26,7 @@ extension PostgresRepository {
         let values = PostgresParameter(
             array: order.map { bodies[$0] ?? [] }, elementType: PostgresParameter.bytea)
         let statement = table.upsertMany
-        try await perform { connection in
+        try await runner.perform { connection in
             _ = try connection.execute(statement, [keys, values])
         }
     }
@@ -32,11 +36,15 @@ extension PostgresRepository {
     ///
     /// - Throws: `RepositoryError` `decodingFailed` naming the first row that does not decode.
     public func fetch(ids: [ID]) async throws -> [Entity] {
+        try await fetch(ids: ids, on: self)
+    }
+
+    func fetch(ids: [ID], on runner: some PostgresStatementRunner) async throws -> [Entity] {
         let keys = try distinctKeys(ids)
         guard !keys.isEmpty else { return [] }
         let (statement, table) = (table.fetchIDs, table)
         let parameter = PostgresParameter(keys: keys, integer: table.integerKeys)
-        let rows = try await perform { connection in
+        let rows = try await runner.perform { connection in
             let result = try connection.execute(statement, [parameter])
             return (0..<result.rowCount).compactMap { row -> (PostgresKey, [UInt8])? in
                 guard let key = table.key(in: result, row: row, column: 0) else { return nil }
@@ -50,11 +58,15 @@ extension PostgresRepository {
     /// Removes the entities stored under `ids`, skipping absent ones, in one statement however
     /// long the list: all of them go, or (on an error) none.
     public func delete(ids: [ID]) async throws {
+        try await delete(ids: ids, on: self)
+    }
+
+    func delete(ids: [ID], on runner: some PostgresStatementRunner) async throws {
         let keys = try distinctKeys(ids)
         guard !keys.isEmpty else { return }
         let statement = table.deleteMany
         let parameter = PostgresParameter(keys: keys, integer: table.integerKeys)
-        try await perform { connection in
+        try await runner.perform { connection in
             _ = try connection.execute(statement, [parameter])
         }
     }

@@ -104,7 +104,7 @@ extension PostgresRepository {
 
     /// Ends the transaction a Swift error (or a cancellation) left open on `connection`, in a
     /// task of its own, since a cancelled task's call would not run.
-    private static func rollBack(_ connection: PostgresConnection) async {
+    static func rollBack(_ connection: PostgresConnection) async {
         await Task {
             do {
                 try await connection.run { try $0.execute(script: "ROLLBACK") }

@@ -145,6 +145,14 @@ import Repositories
 /// - ``init(parameters:options:)``
 /// - ``close()``
 ///
+/// ### Versions and transactions
+/// - ``fetchTagged(id:)``
+/// - ``save(_:ifMatch:)``
+/// - ``saveIfAbsent(_:)``
+/// - ``delete(id:ifMatch:)``
+/// - ``update(id:attempts:_:)``
+/// - ``transaction(_:)``
+///
 /// ### Changes made by other instances
 /// - ``changes()``
 /// - ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)``
@@ -342,9 +350,13 @@ where Entity.ID: Codable & Sendable {
     ///   `unavailable` when the server cannot be reached.
     /// - Complexity: one round trip; a primary-key lookup on the server.
     public func fetch(id: ID) async throws -> Entity? {
+        try await fetch(id: id, on: self)
+    }
+
+    func fetch(id: ID, on runner: some PostgresStatementRunner) async throws -> Entity? {
         let key = try key(for: id)
         let statement = table.fetch
-        let body = try await perform { connection in
+        let body = try await runner.perform { connection in
             let result = try connection.execute(statement, [PostgresParameter(key)])
             return result.rowCount == 0 ? nil : result.bytes(0, 0)
         }
@@ -357,8 +369,12 @@ where Entity.ID: Codable & Sendable {
     ///   never a shortened list.
     /// - Complexity: one round trip; O(*n*) rows.
     public func fetchAll() async throws -> [Entity] {
+        try await fetchAll(on: self)
+    }
+
+    func fetchAll(on runner: some PostgresStatementRunner) async throws -> [Entity] {
         let (statement, table) = (table.fetchAll, table)
-        let rows = try await perform { connection in
+        let rows = try await runner.perform { connection in
             let result = try connection.execute(statement, [])
             return (0..<result.rowCount).map {
                 (table.key(in: result, row: $0, column: 0), result.bytes($0, 1) ?? [])
@@ -374,13 +390,17 @@ where Entity.ID: Codable & Sendable {
     /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
         try query.validate()
-        return try query.apply(to: await fetchAll())
+        return try query.apply(to: await fetchAll(on: self))
     }
 
     /// Returns how many entities are stored: one `count(*)`, one round trip.
     public func count() async throws -> Int {
+        try await count(on: self)
+    }
+
+    func count(on runner: some PostgresStatementRunner) async throws -> Int {
         let statement = table.count
-        return try await perform { connection in
+        return try await runner.perform { connection in
             let result = try connection.execute(statement, [])
             return Int(result.int64(0, 0) ?? 0)
         }
@@ -395,26 +415,38 @@ where Entity.ID: Codable & Sendable {
     ///   be encoded; `unavailable` when the server cannot be reached (the save may or may not
     ///   have been committed if the connection broke after the statement was sent).
     public func save(_ entity: Entity) async throws {
+        try await save(entity, on: self)
+    }
+
+    func save(_ entity: Entity, on runner: some PostgresStatementRunner) async throws {
         let (key, body) = try encode(entity)
         let statement = table.upsert
-        try await perform { connection in
+        try await runner.perform { connection in
             _ = try connection.execute(statement, [PostgresParameter(key), PostgresParameter(bytes: body)])
         }
     }
 
     /// Removes the entity stored under `id`; removing an absent ID succeeds.
     public func delete(id: ID) async throws {
+        try await delete(id: id, on: self)
+    }
+
+    func delete(id: ID, on runner: some PostgresStatementRunner) async throws {
         let key = try key(for: id)
         let statement = table.delete
-        try await perform { connection in
+        try await runner.perform { connection in
             _ = try connection.execute(statement, [PostgresParameter(key)])
         }
     }
 
     /// Removes every entity of this repository's table, in one statement.
     public func deleteAll() async throws {
+        try await deleteAll(on: self)
+    }
+
+    func deleteAll(on runner: some PostgresStatementRunner) async throws {
         let statement = table.deleteAll
-        try await perform { connection in
+        try await runner.perform { connection in
             _ = try connection.execute(statement, [])
         }
     }

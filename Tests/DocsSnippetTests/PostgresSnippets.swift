@@ -50,6 +50,18 @@ struct PostgresSnippets {
         return item
     }
 
+    /// "Transactions": a decrement and a reservation's removal, together.
+    func takeReservation(
+        _ inventory: PostgresRepository<Item>, sku: Int, quantity: Int, reservationID: Int
+    ) async throws {
+        try await inventory.transaction { tx in
+            guard var item = try await tx.fetch(id: sku) else { throw OutOfStock() }
+            item.stock -= quantity
+            try await tx.save(item)
+            try await tx.delete(id: reservationID)
+        }
+    }
+
     /// "The coherence promise": the loop `cachedCoherently` runs, by hand.
     func byHand(postgres: PostgresRepository<Note>) {
         let cached = postgres.cached(in: InMemoryRepository<Cached<Note>>(), timeToLive: .seconds(300))

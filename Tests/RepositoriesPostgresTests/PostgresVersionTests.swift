@@ -123,7 +123,7 @@ import Testing
     /// reports a conflict with itself.
     /// The commit is held on the server by a synchronous standby that does not exist (the
     /// transaction commits locally, then waits for it), and the backend terminated there.
-    @Test(arguments: ["update", "save on a version"])
+    @Test(arguments: ["update", "save on a version", "transaction"])
     func aWriteWhoseCommitAnswerWasLostIsNotAppliedTwice(_ write: String) async throws {
         let server = try await PostgresTestServer.start()
         let store = try await PostgresRepository<Stock>(
@@ -134,6 +134,14 @@ import Testing
         try await server.psql("SELECT pg_reload_conf()")
         let updating = Task {
             if write == "update" { return try await store.update(id: 1) { $0.quantity += 1 } }
+            if write == "transaction" {
+                return try await store.transaction { tx in
+                    var stock = try #require(try await tx.fetch(id: 1))
+                    stock.quantity += 1
+                    try await tx.save(stock)
+                    return stock
+                }
+            }
             // A conditional write sent again after it committed would meet its own version.
             try await store.save(Stock(id: 1, quantity: 1), ifMatch: "\"1\"")
             return Stock(id: 1, quantity: 1)
