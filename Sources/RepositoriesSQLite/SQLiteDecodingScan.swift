@@ -25,7 +25,8 @@ final class SQLiteDecodingScan<Entity: Sendable>: Sendable {
     private let location: String
     private let decode: @Sendable (SQLiteRow) throws -> Entity
     private let state = Mutex(State())
-    private let workers = DispatchGroup()
+    /// The batches being decoded, by a worker or by the reading thread.
+    private let inProgress = DispatchGroup()
 
     /// The batches read so far, the next one nobody has claimed, and each one's outcome.
     private struct State {
@@ -103,7 +104,7 @@ final class SQLiteDecodingScan<Entity: Sendable>: Sendable {
     /// Adds `batch` and starts a worker that decodes the next unclaimed batch.
     private func hand(_ batch: Batch) {
         enqueue(batch)
-        DispatchQueue.global().async(group: workers) { [self] in _ = decodeNextUnclaimed() }
+        DispatchQueue.global().async { [self] in _ = decodeNextUnclaimed() }
     }
 
     private func enqueue(_ batch: Batch) {
@@ -115,9 +116,11 @@ final class SQLiteDecodingScan<Entity: Sendable>: Sendable {
         let claimed: (Int, Batch)? = state.withLock { state in
             guard state.nextUnclaimed < state.batches.count else { return nil }
             defer { state.nextUnclaimed += 1 }
+            inProgress.enter()
             return (state.nextUnclaimed, state.batches[state.nextUnclaimed])
         }
         guard let (number, batch) = claimed else { return false }
+        defer { inProgress.leave() }
         let outcome = Result { try decoded(batch) }
         state.withLock { state in
             state.outcomes[number] = outcome
@@ -136,7 +139,11 @@ final class SQLiteDecodingScan<Entity: Sendable>: Sendable {
         } else {
             state.withLock { $0.nextUnclaimed = $0.batches.count }
         }
-        workers.wait()
+        // Only the batches being decoded are waited for, never a worker that has not started:
+        // the global queue's threads may all be busy (they may be the ones Swift's tasks run
+        // on), and it adds one only after about a second. A worker that starts later finds
+        // nothing unclaimed and ends.
+        inProgress.wait()
     }
 
     /// The entities of `batch`, each row checked first; once a row does not decode, the rest

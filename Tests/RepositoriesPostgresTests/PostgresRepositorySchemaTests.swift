@@ -118,9 +118,8 @@ import Testing
         let server = try await PostgresTestServer.shared()
         let application = PostgresStores.tableName("cancel")
         let table = PostgresStores.tableName()
-        let store = try await PostgresRepository<ConformanceEntity>(
-            connectionString: server.connectionString + " application_name=\(application)",
-            options: PostgresOptions(tableName: table, poolSize: 1))
+        let store = try await PostgresStores.make(
+            ConformanceEntity.self, table: table, poolSize: 1, applicationName: application)
         let holder = try server.psqlInBackground(
             "BEGIN; LOCK TABLE \"\(table)\" IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60)")
         defer { holder.terminate() }

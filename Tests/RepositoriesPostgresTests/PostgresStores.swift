@@ -11,13 +11,16 @@ enum PostgresStores {
         "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
     }
 
-    /// A repository on a new table of the shared server.
+    /// A repository on a new table of the shared server; its connections carry
+    /// `applicationName`, when given, so a test can find them in `pg_stat_activity`.
     static func make<Entity: Codable & Identifiable & Sendable>(
-        _ type: Entity.Type = Entity.self, table: String = tableName(), poolSize: Int = 2
+        _ type: Entity.Type = Entity.self, table: String = tableName(), poolSize: Int = 2,
+        applicationName: String? = nil
     ) async throws -> PostgresRepository<Entity> where Entity.ID: Codable & Sendable {
         let server = try await PostgresTestServer.shared()
+        let named = applicationName.map { " application_name=\($0)" } ?? ""
         return try await PostgresRepository<Entity>(
-            connectionString: server.connectionString,
+            connectionString: server.connectionString + named,
             options: PostgresOptions(tableName: table, poolSize: poolSize))
     }
 

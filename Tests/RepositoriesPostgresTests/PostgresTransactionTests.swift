@@ -81,10 +81,7 @@ import Testing
     @Test func aConnectionLostInsideIsUnavailableAndWritesNothing() async throws {
         let server = try await PostgresTestServer.shared()
         let application = PostgresStores.tableName("tx")
-        let table = PostgresStores.tableName()
-        let store = try await PostgresRepository<Card>(
-            connectionString: server.connectionString + " application_name=\(application)",
-            options: PostgresOptions(tableName: table, poolSize: 1))
+        let store = try await PostgresStores.make(Card.self, poolSize: 1, applicationName: application)
         let error = try await #require(throws: RepositoryError.self) {
             try await store.transaction { tx in
                 try await tx.save(Card(id: 1, title: "one"))

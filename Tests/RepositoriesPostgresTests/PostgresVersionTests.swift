@@ -80,9 +80,7 @@ import Testing
         let table = PostgresStores.tableName("increments")
         let application = PostgresStores.tableName("app")
         func instance() async throws -> PostgresRepository<Stock> {
-            try await PostgresRepository<Stock>(
-                connectionString: server.connectionString + " application_name=\(application)",
-                options: PostgresOptions(tableName: table, poolSize: 2))
+            try await PostgresStores.make(Stock.self, table: table, poolSize: 2, applicationName: application)
         }
         let instances = [try await instance(), try await instance()]
         try await instances[0].save(Stock(id: 1, quantity: 37))

@@ -58,15 +58,19 @@ package enum ParallelChunks {
             return
         }
         let chunks = OrderedChunks<Result>(count: ranges.count)
-        let group = DispatchGroup()
         for _ in 0..<workers {
-            DispatchQueue.global().async(group: group) {
+            DispatchQueue.global().async {
                 while let chunk = chunks.claim() { chunks.finish(chunk, with: produce(ranges[chunk])) }
             }
         }
         defer {
+            // Waits for the chunks workers are producing, never for a worker that has not
+            // started: the global queue's threads may be the ones the caller's task pool
+            // runs on, all of them busy, and one such wait stalls every task for about a
+            // second until the queue adds a thread. A worker that starts later finds the
+            // chunks stopped and ends at once.
             chunks.stop()
-            group.wait()
+            chunks.waitForChunksInProgress()
         }
         for chunk in ranges.indices {
             // A chunk no worker has taken yet is produced here: the call goes on even when
@@ -94,13 +98,23 @@ private final class OrderedChunks<Result: Sendable>: Sendable {
         ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
     }
 
-    /// The next chunk nobody has taken, or `nil` when there is none or the caller stopped.
+    /// The chunks a worker has taken and not finished.
+    private let inProgress = DispatchGroup()
+
+    /// The next chunk nobody has taken, for a worker, or `nil` when there is none or the
+    /// caller stopped. The worker then produces it and calls ``finish(_:with:)``.
     func claim() -> Int? {
         state.withLock { state in
             guard !state.stopped, state.next < state.results.count else { return nil }
             defer { state.next += 1 }
+            inProgress.enter()
             return state.next
         }
+    }
+
+    /// Blocks until no worker is producing a chunk; call it after ``stop()``.
+    func waitForChunksInProgress() {
+        inProgress.wait()
     }
 
     /// Takes `chunk` for the caller when it is the next one nobody has taken.
@@ -112,9 +126,11 @@ private final class OrderedChunks<Result: Sendable>: Sendable {
         }
     }
 
+    /// A worker's result for the chunk it took.
     func finish(_ chunk: Int, with result: sending Result) {
         state.withLock { $0.results[chunk] = result }
         ready[chunk].signal()
+        inProgress.leave()
     }
 
     /// Blocks until `chunk`, which a worker has taken or will take, is ready; its result.
