@@ -72,7 +72,8 @@ import Testing
         await store.close()
     }
 
-    /// The test: two instances each read, add one and write, 1,000 times, on one row.
+    /// The test: two instances each read, add one and write, on one row (500 times
+    /// each here: under a loaded CI machine an update's two hops cost far more than alone).
     /// Plain `save` lost most increments; `update` loses none, also while the server
     /// terminates the instances' connections (a failover, an idle reaper) after every 50.
     @Test func twoInstancesIncrementingLoseNoUpdateWhileConnectionsAreCut() async throws {
@@ -90,27 +91,35 @@ import Testing
         let cutting = Task {
             var terminated = 0
             var cutAt = 37
-            while true {
-                do { try await Task.sleep(for: .milliseconds(5)) } catch { return terminated }
-                guard let now = try await watcher.fetch(id: 1)?.quantity, now >= cutAt + 50 else { continue }
-                cutAt = now
-                let cut = try await server.psql(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'"
-                )
-                terminated += Int(cut) ?? 0
+            // Cancelled once the increments are done, whatever it was doing then.
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: .milliseconds(20))
+                    guard let now = try await watcher.fetch(id: 1)?.quantity, now >= cutAt + 50 else {
+                        continue
+                    }
+                    cutAt = now
+                    let cut = try await server.psql(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'"
+                    )
+                    terminated += Int(cut) ?? 0
+                } catch is CancellationError {
+                    break
+                }
             }
+            return terminated
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in instances {
                 group.addTask {
-                    for _ in 0..<1_000 { try await store.update(id: 1) { $0.quantity += 1 } }
+                    for _ in 0..<500 { try await store.update(id: 1) { $0.quantity += 1 } }
                 }
             }
             try await group.waitForAll()
         }
         cutting.cancel()
         let terminated = try await cutting.value
-        #expect(try await instances[0].fetch(id: 1)?.quantity == 37 + 2_000)
+        #expect(try await instances[0].fetch(id: 1)?.quantity == 37 + 1_000)
         #expect(terminated > 0, "connections were cut while the increments ran")
         for store in instances { await store.close() }
         await watcher.close()
