@@ -24,6 +24,12 @@ final class LocalUpdateFeed<Entity: Identifiable & Sendable>: Sendable where Ent
             }
         }
 
+        /// Ends the subscription: its stream of wake-ups finishes and the feed forgets it,
+        /// so a stream that ended (its consumer gone, or a read failed) keeps no queue.
+        func end() {
+            continuation.finish()
+        }
+
         fileprivate func enqueue(_ update: LocalUpdate<Entity>) {
             queue.withLock { queue in
                 // Reading again covers every update before it: the queue stays short
@@ -35,6 +41,9 @@ final class LocalUpdateFeed<Entity: Identifiable & Sendable>: Sendable where Ent
     }
 
     private let subscribers = Mutex<[ObjectIdentifier: Subscription]>([:])
+
+    /// How many streams are subscribed.
+    var subscriberCount: Int { subscribers.withLock { $0.count } }
 
     /// A queue of every update from now on; it is dropped when its stream of wake-ups ends.
     func subscribe() -> Subscription {

@@ -25,7 +25,10 @@ extension OfflineFirstRepository: SyncingRepository {
             let forwarding = Task {
                 for await _ in outboxChanges { engine.updates.send(.refreshed) }
             }
-            defer { forwarding.cancel() }
+            defer {
+                forwarding.cancel()
+                updates.end()
+            }
             do {
                 try query.validate()
                 try await prepared()

@@ -1,9 +1,10 @@
 import Foundation
-import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
 import Synchronization
 import Testing
+
+@testable import Repositories
 
 /// The snapshot streams of an offline-first repository keep their answer from each change
 /// instead of running the query again, and still never show a write half done.
@@ -159,5 +160,19 @@ import Testing
         }
         try await file.close()
         try await outbox.close()
+    }
+
+    /// A stream that ends, here because a read failed (its outbox was closed), stops taking
+    /// the writes' updates: nothing queues for a stream no one follows.
+    @Test func aStreamThatEndsLeavesNoQueueBehind() async throws {
+        let device = try await Watched(InMemoryRepository<Item>())
+        var snapshots = device.notes.values(Query<Item>()).makeAsyncIterator()
+        _ = try await snapshots.next()
+        #expect(device.notes.engine.updates.subscriberCount == 1)
+        try await device.outbox.close()
+        await #expect(throws: RepositoryError.self) { try await device.notes.save(item(1)) }
+        await #expect(throws: RepositoryError.self) { _ = try await snapshots.next() }
+        #expect(await eventuallyAsync { device.notes.engine.updates.subscriberCount == 0 })
+        try await device.local.base.close()
     }
 }
