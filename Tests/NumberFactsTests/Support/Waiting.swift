@@ -10,7 +10,14 @@ func yieldWhile(timeout: Duration, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while condition() {
         if ContinuousClock.now >= deadline { return false }
-        await Task.yield()
+        // A short sleep, not `Task.yield()`: a loop of yields on the main actor keeps a core
+        // busy for the whole wait, which on a two-core machine slows every other test and the
+        // very effect waited for (CI runs saw these waits pass 30 s that way).
+        do {
+            try await Task.sleep(for: .milliseconds(2))
+        } catch {
+            return !condition()
+        }
     }
     return true
 }
