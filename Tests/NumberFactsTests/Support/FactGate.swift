@@ -43,7 +43,8 @@ final class FactGate: Sendable {
     /// Waits until `count` requests have reached the gate.
     @MainActor
     func waitForRequests(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let arrived = await yieldWhile(timeout: .seconds(30)) { state.withLock { $0.arrivals } < count }
+        // A guard against hanging, as the test store's (see `TestStore.init`), not a speed limit.
+        let arrived = await yieldWhile(timeout: .seconds(300)) { state.withLock { $0.arrivals } < count }
         if !arrived {
             Issue.record("Expected \(count) request(s) at the gate", sourceLocation: sourceLocation)
         }

@@ -43,9 +43,11 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
     /// A test store starting at `initialState`, run by `feature`.
     ///
     /// - Parameter timeout: how long ``receive(_:assert:sourceLocation:)`` and ``finish()``
-    ///   wait, in real time, before they report a failure instead of hanging.
+    ///   wait, in real time, before they report a failure instead of hanging: a guard, not a
+    ///   speed limit, so generous (CI machines running the whole suite on two cores have
+    ///   left an in-memory effect unscheduled for over 30 s).
     init(
-        initialState: Feature.State, feature: Feature, timeout: Duration = .seconds(30),
+        initialState: Feature.State, feature: Feature, timeout: Duration = .seconds(300),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let log = Log()
