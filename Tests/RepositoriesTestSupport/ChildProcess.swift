@@ -21,7 +21,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = output
         process.standardInput = input
-        try process.run()
+        try process.runAlone()
         // A child that stalls must fail its test, not hang the suite: after two minutes it
         // is killed, its output ends, and whoever waits on it sees that.
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [weak self] in

@@ -26,3 +26,17 @@ extension Process {
         await offThePool { self.waitUntilExit() }
     }
 }
+
+/// One child process started at a time in this test process.
+private let spawning = NSLock()
+
+extension Process {
+    /// Starts the process while no other thread of this test process starts one through
+    /// here: CI saw Foundation's `Process.run()` crash in a `memcpy` while the suite started
+    /// children from several tests at once.
+    public func runAlone() throws {
+        spawning.lock()
+        defer { spawning.unlock() }
+        try run()
+    }
+}

@@ -169,7 +169,7 @@ public final class PostgresTestServer: Sendable {
         watchdog.standardInput = FileHandle.nullDevice
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice
-        try watchdog.run()
+        try watchdog.runAlone()
         process.withLock { $0 = watchdog }
         try waitUntilReady(watchdog, readiesBefore: readiesBefore)
     }
@@ -247,7 +247,7 @@ public final class PostgresTestServer: Sendable {
         process.arguments = ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", connectionString, "-c", sql]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         return process
     }
 
@@ -390,7 +390,7 @@ public final class PostgresTestServer: Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
