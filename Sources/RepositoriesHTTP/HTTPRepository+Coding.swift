@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 extension HTTPRepository {
     /// One page of the collection, and where the next one is.

@@ -8,6 +8,7 @@ extension PostgresError {
     /// in the underlying error, which the error's description prints once, as its cause.
     func repositoryError(location: String) -> RepositoryError {
         guard let sqlState else { return connectionFailure(location: location) }
+        if let refusal = PostgresSchemaRefusal(self) { return refusal.repositoryError(location: location) }
         switch (sqlState, sqlStateClass ?? "") {
         case (Self.serializationFailure, _), (Self.deadlockDetected, _):
             return RepositoryError(

@@ -72,3 +72,27 @@ enum PostgresKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension PostgresKey {
+    /// The key as an element of a notification's JSON array: a number, or a JSON string.
+    var jsonText: String {
+        switch self {
+        case .integer(let value):
+            return String(value)
+        case .text(let value):
+            var escaped = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": escaped += "\\\""
+                case "\\": escaped += "\\\\"
+                case _ where scalar.value < 0x20:
+                    escaped +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped + "\""
+        }
+    }
+}

@@ -50,13 +50,29 @@ public struct PostgresOptions: Sendable {
     /// Cancelling the task ends the wait with `CancellationError`.
     public var startupWait: Duration?
 
-    /// Makes the encoder that turns an entity into the JSON stored in its row. Called once,
+    /// Makes the encoder that turns an entity into the JSON stored in its row, or `nil` (the
+    /// default) for the table's own: in a `jsonb` table (what this release creates), dates as
+    /// ISO 8601 text in UTC with nine digits of fraction (`2024-05-01T09:30:00.250000000Z`);
+    /// in a `bytea` table an earlier release created, `JSONEncoder()` as it was. Called once,
     /// when the repository opens.
-    public var makeEncoder: @Sendable () -> JSONEncoder
+    ///
+    /// An encoder of your own must write what the decoder reads, and what the table already
+    /// holds.
+    public var makeEncoder: (@Sendable () -> JSONEncoder)?
 
-    /// Makes the decoder that reads an entity back from its row's JSON. Called once, when the
-    /// repository opens.
-    public var makeDecoder: @Sendable () -> JSONDecoder
+    /// Makes the decoder that reads an entity back from its row's JSON, or `nil` (the default)
+    /// for the table's own: in a `jsonb` table, ISO 8601 dates with any fraction and any zone
+    /// offset; in a `bytea` table, `JSONDecoder()`. Called once, when the repository opens.
+    public var makeDecoder: (@Sendable () -> JSONDecoder)?
+
+    /// Whether the repository tells the other instances what it wrote (LISTEN/NOTIFY, read by
+    /// their ``PostgresRepository/changes()`` and coherent caches); true by default.
+    ///
+    /// Writes commit without notifying, in parallel, and a connection of the repository's own
+    /// sends the IDs afterwards, one notification for all the commits since the last one, so
+    /// notifications do not serialise the writes. Turn them off when no instance listens:
+    /// the notifier's connection and its transactions are saved.
+    public var notifiesChanges: Bool
 
     /// Creates options; every argument has the default described on its property.
     public init(
@@ -65,14 +81,16 @@ public struct PostgresOptions: Sendable {
         connectTimeout: Duration = .seconds(10),
         tombstoneRetention: Duration? = nil,
         startupWait: Duration? = nil,
-        makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
-        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+        notifiesChanges: Bool = true,
+        makeEncoder: (@Sendable () -> JSONEncoder)? = nil,
+        makeDecoder: (@Sendable () -> JSONDecoder)? = nil
     ) {
         self.tableName = tableName
         self.poolSize = poolSize
         self.connectTimeout = connectTimeout
         self.tombstoneRetention = tombstoneRetention
         self.startupWait = startupWait
+        self.notifiesChanges = notifiesChanges
         self.makeEncoder = makeEncoder
         self.makeDecoder = makeDecoder
     }

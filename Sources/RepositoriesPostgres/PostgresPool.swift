@@ -115,3 +115,29 @@ final class PostgresPool: Sendable {
         for index in idle { await connections[index].close() }
     }
 }
+
+extension PostgresPool {
+    /// Runs `body` on a pooled connection, once more on a new connection if the first was
+    /// lost, and maps failures to `RepositoryError` on `location`.
+    ///
+    /// Only for statements that sending twice cannot change: reads and idempotent writes.
+    func perform<Result: Sendable>(
+        location: String, _ body: @escaping @Sendable (PostgresConnection) throws -> Result
+    ) async throws -> Result {
+        try Task.checkCancellation()
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                return try await run(body)
+            } catch let error as PostgresError {
+                // A lost connection, or a stray cancel request that hit the statement after the
+                // one it was meant for: the statement is idempotent, so it is sent again.
+                let lost = error.connectionLost && !error.failedToConnect
+                let strayCancel = error.sqlState == PostgresError.queryCanceled && !Task.isCancelled
+                if attempts < 2, lost || strayCancel { continue }
+                throw error.repositoryError(location: location)
+            }
+        }
+    }
+}

@@ -25,10 +25,11 @@ extension PostgresRepository {
         let keys = PostgresParameter(keys: order, integer: table.integerKeys)
         let values = PostgresParameter(
             array: order.map { bodies[$0] ?? [] }, elementType: PostgresParameter.bytea)
-        let statement = table.upsertMany
-        try await runner.perform { connection in
-            _ = try connection.execute(statement, [keys, values])
+        let (statement, table) = (table.upsertMany, table)
+        let changed = try await runner.perform { connection in
+            table.changedKeys(in: try connection.execute(statement, [keys, values]))
         }
+        runner.announce(changed)
     }
 
     /// Returns the entities stored under `ids`, in the order of `ids`, skipping absent and
@@ -46,9 +47,11 @@ extension PostgresRepository {
         let parameter = PostgresParameter(keys: keys, integer: table.integerKeys)
         let rows = try await runner.perform { connection in
             let result = try connection.execute(statement, [parameter])
-            return (0..<result.rowCount).compactMap { row -> (PostgresKey, [UInt8])? in
-                guard let key = table.key(in: result, row: row, column: 0) else { return nil }
-                return (key, result.bytes(row, 1) ?? [])
+            return (0..<result.rowCount).compactMap { row -> (PostgresKey, PostgresStoredBody)? in
+                guard let key = table.key(in: result, row: row, column: 0),
+                    let body = table.storedBody(in: result, row: row, column: 1)
+                else { return nil }
+                return (key, body)
             }
         }
         let bodies = Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -64,11 +67,12 @@ extension PostgresRepository {
     func delete(ids: [ID], on runner: some PostgresStatementRunner) async throws {
         let keys = try distinctKeys(ids)
         guard !keys.isEmpty else { return }
-        let statement = table.deleteMany
+        let (statement, table) = (table.deleteMany, table)
         let parameter = PostgresParameter(keys: keys, integer: table.integerKeys)
-        try await runner.perform { connection in
-            _ = try connection.execute(statement, [parameter])
+        let changed = try await runner.perform { connection in
+            table.changedKeys(in: try connection.execute(statement, [parameter]))
         }
+        runner.announce(changed)
     }
 
     /// The keys of `ids`, first appearances only, in order.

@@ -141,7 +141,7 @@ struct PostgresFeedRead: Sendable {
         var xid: UInt64
         var change: Int64
         /// The entity's JSON, or `nil` when it does not exist now.
-        var body: [UInt8]?
+        var body: PostgresStoredBody?
     }
 
     var origin: String
@@ -171,7 +171,8 @@ struct PostgresFeedRead: Sendable {
             entries.append(
                 Entry(
                     key: key, xid: UInt64(bitPattern: result.int64(row, 7) ?? 0),
-                    change: result.int64(row, 8) ?? 0, body: result.bytes(row, 9)))
+                    change: result.int64(row, 8) ?? 0, body: table.storedBody(in: result, row: row, column: 9)
+                ))
         }
     }
 }

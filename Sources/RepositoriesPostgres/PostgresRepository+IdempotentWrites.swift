@@ -45,7 +45,7 @@ extension PostgresRepository: IdempotentWriteRepository {
                     return KeyedAnswer(
                         applied: result.text(0, 0), fingerprint: result.text(0, 1),
                         recorded: result.text(0, 2),
-                        body: result.bytes(0, 3))
+                        body: result.bytes(0, 3), changedRows: result.int64(0, 4) ?? 0)
                 } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
                     // Another request with this new key committed first: ask again, and
                     // answer from its record.
@@ -54,6 +54,7 @@ extension PostgresRepository: IdempotentWriteRepository {
             }
             guard let answer else { continue }
             if let applied = answer.applied {
+                if answer.changedRows > 0 { announce([key]) }
                 let outcome = try self.outcome(applied, key: key)
                 let stored = outcome == .created || outcome == .replaced ? entity : nil
                 return KeyedWriteResult(
@@ -66,7 +67,10 @@ extension PostgresRepository: IdempotentWriteRepository {
             }
             return KeyedWriteResult(
                 outcome: try outcome(recorded, key: key),
-                stored: try answer.body.map { try decode($0, key: key) },
+                // The key's record holds the body this version of the entity sent.
+                stored: try answer.body.map {
+                    try decode(PostgresStoredBody(bytes: $0, schemaVersion: coder.schemaVersion), key: key)
+                },
                 replayed: true, fingerprint: answer.fingerprint ?? "")
         }
     }
@@ -104,4 +108,6 @@ private struct KeyedAnswer: Sendable {
     var fingerprint: String?
     var recorded: String?
     var body: [UInt8]?
+    /// How many rows the write changed.
+    var changedRows: Int64
 }

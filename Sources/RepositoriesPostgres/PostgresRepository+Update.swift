@@ -28,9 +28,13 @@ extension PostgresRepository {
         for _ in 0..<max(1, attempts) {
             switch try await updateHoldingTheRow(key, id: id, change) {
             case .wrote(let entity):
+                announce([key])
                 return entity
             case .lost(let committing, let entity):
-                if let committing, let entity, try await committed(committing) { return entity }
+                if let committing, let entity, try await committed(committing) {
+                    announce([key])
+                    return entity
+                }
             }
         }
         throw RepositoryError.unavailable(
@@ -50,7 +54,7 @@ extension PostgresRepository {
     private func updateHoldingTheRow(_ key: PostgresKey, id: ID, _ change: (inout Entity) throws -> Void)
         async throws -> LockedUpdate
     {
-        let (lock, write) = (table.fetchLocked, table.replaceIfVersion)
+        let (lock, write, table) = (table.fetchLocked, table.replaceIfVersion, table)
         return try await pool.holding { connection in
             var committing: String?
             var written: Entity?
@@ -58,8 +62,8 @@ extension PostgresRepository {
                 let (transaction, row) = try await connection.run { connection in
                     let begun = try connection.query(script: "BEGIN; SELECT pg_current_xact_id()::text")
                     let result = try connection.execute(lock, [PostgresParameter(key)])
-                    guard result.rowCount == 1, let body = result.bytes(0, 0),
-                        let version = result.int64(0, 1)
+                    guard result.rowCount == 1, let body = table.storedBody(in: result, row: 0, column: 0),
+                        let version = result.int64(0, 2)
                     else { return (begun.text(0, 0), VersionedRow?.none) }
                     return (begun.text(0, 0), VersionedRow(body: body, version: version))
                 }

@@ -81,16 +81,18 @@ extension PostgresRepository: VersionTaggingRepository {
 
     /// A row's body and version.
     struct VersionedRow: Sendable {
-        var body: [UInt8]
+        var body: PostgresStoredBody
         var version: Int64
     }
 
     /// The row of `key`, or `nil`.
     func versionedRow(_ key: PostgresKey) async throws -> VersionedRow? {
-        let statement = table.fetchVersioned
+        let (statement, table) = (table.fetchVersioned, table)
         return try await perform { connection in
             let result = try connection.execute(statement, [PostgresParameter(key)])
-            guard result.rowCount == 1, let body = result.bytes(0, 0), let version = result.int64(0, 1) else {
+            guard result.rowCount == 1, let body = table.storedBody(in: result, row: 0, column: 0),
+                let version = result.int64(0, 2)
+            else {
                 return nil
             }
             return VersionedRow(body: body, version: version)
@@ -110,10 +112,15 @@ extension PostgresRepository: VersionTaggingRepository {
     ) async throws -> Bool {
         for _ in 0..<2 {
             switch try await sendInTransaction(statement, parameters) {
-            case .wrote: return true
+            case .wrote:
+                announce([key])
+                return true
             case .refused: return false
             case .lost(let committing):
-                if let committing, try await committed(committing) { return true }
+                if let committing, try await committed(committing) {
+                    announce([key])
+                    return true
+                }
                 guard stillPossible(try await versionedRow(key)) else { return false }
             }
         }

@@ -24,13 +24,43 @@ import Repositories
 /// |---|---|---|
 /// | `seq` | `bigint GENERATED ALWAYS AS IDENTITY`, indexed | insertion order: a replaced entity keeps it; a deleted then re-saved one gets a new, larger one |
 /// | `id` | `bigint` for integer IDs, else `text COLLATE "C"`; the primary key | the entity's ID (strings in NFC, UUIDs as `uuidString`, other IDs as their JSON) |
-/// | `body` | `bytea NOT NULL` | the entity as JSON from ``PostgresOptions/makeEncoder`` |
+/// | `body` | `jsonb NOT NULL` | the entity as JSON, dates as ISO 8601 text in UTC (`2024-05-01T09:30:00.250000000Z`) |
 /// | `version` | `bigint NOT NULL` | 1 when inserted, one more at each replace |
+/// | `schema_version` | `integer NOT NULL DEFAULT 1` | the version of the entity (its ``Migrations``) that wrote the row |
 ///
-/// `body` is `bytea` because the JSON of a Swift `String` may hold `\u0000`, which neither
-/// `jsonb` nor `text` accepts. A table of that name with another shape (another column, another
-/// type, another key) makes the initializer throw `rejected`, naming both shapes; the table is
-/// never altered.
+/// Other programs can read the bodies with SQL (`body->>'sku'`, `(body->>'counted')::timestamptz`),
+/// and a DBA may add columns (nullable, defaulted or generated, such as
+/// `GENERATED ALWAYS AS (body->>'sku') STORED`), indexes and triggers: the repository checks only
+/// its own columns, and refuses to open (`rejected`) only when a column it needs is missing or
+/// of another type, or an added column is `NOT NULL` without a default, which its inserts could
+/// not fill. The table is never altered beyond adding `schema_version`.
+///
+/// `jsonb` cannot hold everything Swift's JSON can: a `String` holding U+0000, and the bare
+/// `NaN` `JSONEncoder` writes for `Decimal.nan` (a `Double` or `Float` that is NaN or infinite
+/// the encoder refuses itself). A save holding one throws `encodingFailed` naming the ID and
+/// the field (`tags[1]`), and nothing of that call is written. Dates are written with nine
+/// digits of fraction, so every `Date` reads back equal to the one saved, and the texts sort in
+/// time order.
+///
+/// Tables an earlier release created keep their `bytea` body (the JSON's bytes, dates as
+/// `JSONEncoder`'s default): the repository reads the column's type when it opens and keeps
+/// writing that table as it was written. Such a table keeps U+0000; it refuses `NaN` too.
+///
+/// ## Migrations
+///
+/// With ``init(connectionString:options:migrations:)``'s `migrations`, every row carries the
+/// version of the entity that wrote it. When a newer version opens the table, it upgrades
+/// every older row in one transaction under the table's advisory lock (500 rows at a time,
+/// each counted as a write and logged for the change feed), and records its version in the
+/// feed's table, so later opens skip the scan. A process killed during the upgrade leaves
+/// every row as it was.
+///
+/// In a rolling deploy, an instance of the older version that is still running refuses what
+/// the newer one wrote or upgraded, with `writtenByNewerVersion` naming the ID: a read of
+/// the row, a save over it (checked in the write's own statement, so a batch holding one such
+/// row writes nothing), and `update(id:_:)`. It can still create rows, which the newer
+/// version reads upgraded; an instance of the older version that starts after the upgrade is
+/// refused at open. No read-modify-write by an old instance drops a field silently.
 ///
 /// ## Equal IDs
 ///
@@ -134,15 +164,17 @@ import Repositories
 ///   privileges, a read-only standby: `rejected`;
 /// - a serialization failure or deadlock (40001, 40P01), a constraint someone added
 ///   (class 23): `conflict`;
-/// - an entity that cannot be encoded: `encodingFailed`, and nothing of that call is
-///   written; a row that no longer decodes: `decodingFailed`, naming its ID;
+/// - an entity that cannot be encoded, or holds what `jsonb` cannot keep: `encodingFailed`,
+///   naming the ID and the field, and nothing of that call is written; a row that no longer
+///   decodes: `decodingFailed`, naming its ID;
+/// - a row, or a table, a newer version of the entity wrote: `writtenByNewerVersion`;
 /// - any call after ``close()``: `closed`.
 ///
 /// ## Topics
 ///
 /// ### Opening and closing
-/// - ``init(connectionString:options:)``
-/// - ``init(parameters:options:)``
+/// - ``init(connectionString:options:migrations:)``
+/// - ``init(parameters:options:migrations:)``
 /// - ``close()``
 ///
 /// ### Versions and transactions
@@ -176,8 +208,10 @@ where Entity.ID: Codable & Sendable {
     let pool: PostgresPool
     let listener: PostgresListener
     let location: String
-    private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
+    let coder: PostgresEntityCoder<Entity>
+    /// Sends the notifications of this repository's writes; `nil` when
+    /// ``PostgresOptions/notifiesChanges`` is false.
+    let notifier: PostgresNotifier?
 
     /// Connects with a libpq connection string, and creates the table if it is missing or
     /// checks it if present.
@@ -187,49 +221,77 @@ where Entity.ID: Codable & Sendable {
     /// parameter works, TLS ones included (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`), and
     /// libpq's environment variables (`PGPASSWORD`, …) fill in what it leaves out.
     ///
+    /// With `migrations`, the rows older versions of the entity wrote are upgraded when the
+    /// repository opens (see "Migrations").
+    ///
     /// - Throws: `RepositoryError`:
     ///   `unavailable` when the server cannot be reached;
     ///   `rejected` when it refuses the connection (credentials, database, TLS), when the
     ///   table name is not allowed, or when a relation of that name exists with another shape
-    ///   (it is left as it was).
-    public convenience init(connectionString: String, options: PostgresOptions = PostgresOptions())
-        async throws
-    {
+    ///   (it is left as it was);
+    ///   `writtenByNewerVersion` when a newer version of the entity has opened the table;
+    ///   `decodingFailed` naming the ID when a row to upgrade does not decode (nothing was
+    ///   upgraded).
+    public convenience init(
+        connectionString: String, options: PostgresOptions = PostgresOptions(),
+        migrations: Migrations<Entity> = Migrations()
+    ) async throws {
         try PostgresConnectionTarget.validate(connectionString)
-        let table = try PostgresTable(
+        var table = try PostgresTable(
             name: options.tableName ?? PostgresTable.defaultName(for: Entity.self),
             integerKeys: PostgresKey.isInteger(ID.self))
+        table.schemaVersion = migrations.currentVersion
+        let target = PostgresConnectionTarget(
+            connectionString: connectionString, connectTimeoutSeconds: options.connectTimeoutSeconds)
+        let backends = PostgresBackends()
+        let location = "PostgreSQL table \(table.quotedName)"
+        let pool = PostgresPool(
+            target: target, size: options.poolSize, label: "repositories.postgres.\(table.name)",
+            backends: backends, location: location)
+        do {
+            table = try await PostgresTableSetup(table: table, pool: pool, location: location)
+                .prepare(waitingUpTo: options.startupWait)
+        } catch {
+            await pool.close()
+            throw error
+        }
         self.init(
-            table: table, options: options,
-            target: PostgresConnectionTarget(
-                connectionString: connectionString, connectTimeoutSeconds: options.connectTimeoutSeconds))
-        try await prepareTable(waitingUpTo: options.startupWait)
+            table: table, options: options, migrations: migrations, target: target, pool: pool,
+            backends: backends, location: location)
+        try await pruneTombstones()
+        let createKeys = table.createKeys
+        try await perform { connection in try connection.execute(script: createKeys) }
+        try await upgradeRows()
     }
 
     /// Connects with libpq parameters (`host`, `port`, `dbname`, `user`, `password`,
     /// `sslmode`, …), and creates the table if it is missing or checks it if present.
     ///
-    /// - Throws: as ``init(connectionString:options:)``.
-    public convenience init(parameters: [String: String], options: PostgresOptions = PostgresOptions())
-        async throws
-    {
-        try await self.init(connectionString: PostgresConnectionTarget.conninfo(parameters), options: options)
+    /// - Throws: as ``init(connectionString:options:migrations:)``.
+    public convenience init(
+        parameters: [String: String], options: PostgresOptions = PostgresOptions(),
+        migrations: Migrations<Entity> = Migrations()
+    ) async throws {
+        try await self.init(
+            connectionString: PostgresConnectionTarget.conninfo(parameters), options: options,
+            migrations: migrations)
     }
 
-    private init(table: PostgresTable, options: PostgresOptions, target: PostgresConnectionTarget) {
-        let backends = PostgresBackends()
-        let location = "PostgreSQL table \(table.quotedName)"
+    private init(
+        table: PostgresTable, options: PostgresOptions, migrations: Migrations<Entity>,
+        target: PostgresConnectionTarget, pool: PostgresPool, backends: PostgresBackends, location: String
+    ) {
         self.table = table
         self.options = options
         self.location = location
-        self.pool = PostgresPool(
-            target: target, size: options.poolSize, label: "repositories.postgres.\(table.name)",
-            backends: backends, location: location)
+        self.pool = pool
         self.listener = PostgresListener(
             target: target, channel: table.channel, backends: backends,
             label: "repositories.postgres.\(table.name).changes")
-        self.encoder = options.makeEncoder()
-        self.decoder = options.makeDecoder()
+        self.coder = PostgresEntityCoder(
+            storage: table.storage, options: options, migrations: migrations, location: location)
+        self.notifier =
+            options.notifiesChanges ? PostgresNotifier(target: target, table: table, backends: backends) : nil
     }
 
     deinit {
@@ -241,80 +303,8 @@ where Entity.ID: Codable & Sendable {
     /// finishes first.
     public func close() async {
         listener.stop()
+        await notifier?.close()
         await pool.close()
-    }
-
-    /// ``prepareTable()``, tried again while the server cannot be reached, for up to `wait`
-    /// (`nil`: once), with waits that double from 100 ms to 2 s between tries.
-    private func prepareTable(waitingUpTo wait: Duration?) async throws {
-        guard let wait else { return try await prepareTable() }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: wait)
-        var delay = Duration.milliseconds(100)
-        while true {
-            do {
-                return try await prepareTable()
-            } catch var error as RepositoryError where error.code == .unavailable {
-                let left = clock.now.duration(to: deadline)
-                guard left > .zero else {
-                    error.reason += ", after waiting \(wait) for it to start"
-                    throw error
-                }
-                try await Task.sleep(for: min(delay, left))
-                delay = min(delay * 2, .seconds(2))
-            }
-        }
-    }
-
-    private func prepareTable() async throws {
-        let table = self.table
-        let found = try await perform { connection in
-            try connection.execute(script: table.createScript)
-            let result = try connection.query(PostgresTable.describeSQL, [table.quotedName])
-            return (0..<result.rowCount).map { row in
-                (0..<7).map { result.text(row, $0) ?? "" }
-            }
-        }
-        let kind = found.first?[0] ?? ""
-        let columns = found.map { $0[1...].joined(separator: " ") }
-        guard kind == "r", columns == table.expectedColumns else {
-            let described = found.map { "\($0[1]) \($0[2])" }.joined(separator: ", ")
-            throw RepositoryError(
-                .rejected,
-                reason:
-                    "\(table.quotedName) exists with another shape (\(kind == "r" ? "a table" : "relation kind \(kind)") of \(described)), so PostgresRepository cannot keep its entities there; it was left unchanged",
-                recovery:
-                    "Pass another tableName in PostgresOptions, or move that table aside; the repository needs \(table.expectedShape)",
-                location: location)
-        }
-        try await perform { connection in try connection.execute(script: table.createIndex) }
-        try await prepareFeed()
-    }
-
-    /// Creates the change feed's tables, or checks the log's shape, logs the rows the log
-    /// lacks, and prunes the tombstones older than the options' retention.
-    private func prepareFeed() async throws {
-        let table = self.table
-        let found = try await perform { connection in
-            let result = try connection.query(PostgresTable.describeSQL, [table.quotedLog])
-            return (0..<result.rowCount).map { row in
-                (0..<7).map { result.text(row, $0) ?? "" }
-            }
-        }
-        let columns = found.map { $0[1...].joined(separator: " ") }
-        guard found.isEmpty || (found[0][0] == "r" && columns == table.expectedLogColumns) else {
-            let described = found.map { "\($0[1]) \($0[2])" }.joined(separator: ", ")
-            throw RepositoryError(
-                .rejected,
-                reason:
-                    "\(table.quotedLog) exists with another shape (\(described)), so PostgresRepository cannot keep its change feed there; it was left unchanged",
-                recovery:
-                    "Pass another tableName in PostgresOptions, or move that table aside; the change log needs \(table.expectedLogShape)",
-                location: location)
-        }
-        try await perform { connection in try connection.execute(script: table.createFeed) }
-        try await pruneTombstones()
-        try await perform { connection in try connection.execute(script: table.createKeys) }
     }
 
     // MARK: Running statements
@@ -325,21 +315,7 @@ where Entity.ID: Codable & Sendable {
         async throws
         -> Result
     {
-        try Task.checkCancellation()
-        var attempts = 0
-        while true {
-            attempts += 1
-            do {
-                return try await pool.run(body)
-            } catch let error as PostgresError {
-                // A lost connection, or a stray cancel request that hit the statement after the
-                // one it was meant for: the statement is idempotent, so it is sent again.
-                let lost = error.connectionLost && !error.failedToConnect
-                let strayCancel = error.sqlState == PostgresError.queryCanceled && !Task.isCancelled
-                if attempts < 2, lost || strayCancel { continue }
-                throw error.repositoryError(location: location)
-            }
-        }
+        try await pool.perform(location: location, body)
     }
 
     // MARK: Reading
@@ -355,10 +331,10 @@ where Entity.ID: Codable & Sendable {
 
     func fetch(id: ID, on runner: some PostgresStatementRunner) async throws -> Entity? {
         let key = try key(for: id)
-        let statement = table.fetch
+        let (statement, table) = (table.fetch, table)
         let body = try await runner.perform { connection in
             let result = try connection.execute(statement, [PostgresParameter(key)])
-            return result.rowCount == 0 ? nil : result.bytes(0, 0)
+            return result.rowCount == 0 ? nil : table.storedBody(in: result, row: 0, column: 0)
         }
         return try body.map { try decode($0, key: key) }
     }
@@ -377,7 +353,11 @@ where Entity.ID: Codable & Sendable {
         let rows = try await runner.perform { connection in
             let result = try connection.execute(statement, [])
             return (0..<result.rowCount).map {
-                (table.key(in: result, row: $0, column: 0), result.bytes($0, 1) ?? [])
+                (
+                    table.key(in: result, row: $0, column: 0),
+                    table.storedBody(in: result, row: $0, column: 1)
+                        ?? PostgresStoredBody(bytes: [], schemaVersion: 1)
+                )
             }
         }
         return try rows.map { try decode($0.1, key: $0.0) }
@@ -420,10 +400,13 @@ where Entity.ID: Codable & Sendable {
 
     func save(_ entity: Entity, on runner: some PostgresStatementRunner) async throws {
         let (key, body) = try encode(entity)
-        let statement = table.upsert
-        try await runner.perform { connection in
-            _ = try connection.execute(statement, [PostgresParameter(key), PostgresParameter(bytes: body)])
+        let (statement, table) = (table.upsert, table)
+        let changed = try await runner.perform { connection in
+            table.changedKeys(
+                in: try connection.execute(
+                    statement, [PostgresParameter(key), PostgresParameter(bytes: body)]))
         }
+        runner.announce(changed)
     }
 
     /// Removes the entity stored under `id`; removing an absent ID succeeds.
@@ -433,10 +416,11 @@ where Entity.ID: Codable & Sendable {
 
     func delete(id: ID, on runner: some PostgresStatementRunner) async throws {
         let key = try key(for: id)
-        let statement = table.delete
-        try await runner.perform { connection in
-            _ = try connection.execute(statement, [PostgresParameter(key)])
+        let (statement, table) = (table.delete, table)
+        let changed = try await runner.perform { connection in
+            table.changedKeys(in: try connection.execute(statement, [PostgresParameter(key)]))
         }
+        runner.announce(changed)
     }
 
     /// Removes every entity of this repository's table, in one statement.
@@ -446,44 +430,31 @@ where Entity.ID: Codable & Sendable {
 
     func deleteAll(on runner: some PostgresStatementRunner) async throws {
         let statement = table.deleteAll
-        try await runner.perform { connection in
-            _ = try connection.execute(statement, [])
+        let deleted = try await runner.perform { connection in
+            try connection.execute(statement, []).bytes(0, 0) == [1]
         }
+        if deleted { runner.announceEverything() }
     }
 
     // MARK: Coding
 
     func key(for id: ID) throws -> PostgresKey {
-        do {
-            return try PostgresKey(id)
-        } catch {
-            throw RepositoryError.encodingFailed(id: String(describing: id), underlying: error)
-        }
+        try coder.key(for: id)
     }
 
     func encode(_ entity: Entity) throws -> (PostgresKey, [UInt8]) {
-        do {
-            return (try PostgresKey(entity.id), Array(try encoder.encode(entity)))
-        } catch {
-            throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
-        }
+        try coder.encode(entity)
     }
 
     /// `decodingFailed` for the row of `key` (`nil`: a NULL id), named by its ID.
     static func undecodable(_ key: PostgresKey?, location: String, underlying: any Error) -> RepositoryError {
         RepositoryError(
             .decodingFailed, reason: "A row of the table does not decode as \(Entity.self)",
-            recovery:
-                "Make the fields added since the row was written optional (or give them a default in init(from:)), "
-                + "or correct the row with SQL",
+            recovery: "Correct the row with SQL",
             id: key?.description ?? "NULL", location: location, underlying: underlying)
     }
 
-    func decode(_ body: [UInt8], key: PostgresKey?) throws -> Entity {
-        do {
-            return try decoder.decode(Entity.self, from: Data(body))
-        } catch {
-            throw Self.undecodable(key, location: location, underlying: error)
-        }
+    func decode(_ body: PostgresStoredBody, key: PostgresKey?) throws -> Entity {
+        try coder.decode(body.bytes, writtenBy: body.schemaVersion, key: key)
     }
 }

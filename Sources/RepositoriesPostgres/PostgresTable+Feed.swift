@@ -5,7 +5,8 @@ import Repositories
 /// ```sql
 /// CREATE TABLE "Note_feed" (              -- one row
 ///     origin         uuid NOT NULL,       -- names this feed in its cursors
-///     pruned_through xid8 NOT NULL        -- the newest transaction whose tombstones were pruned
+///     pruned_through xid8 NOT NULL,       -- the newest transaction whose tombstones were pruned
+///     schema_version integer NOT NULL DEFAULT 1  -- the newest entity version that opened the table
 /// );
 /// CREATE TABLE "Note_log" (               -- one row per ID ever written: its latest write
 ///     id      text COLLATE "C" PRIMARY KEY,                -- as the entity table's id
@@ -51,6 +52,7 @@ extension PostgresTable {
         BEGIN;
         SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
         CREATE TABLE IF NOT EXISTS \(quotedFeed) (origin uuid NOT NULL, pruned_through xid8 NOT NULL);
+        ALTER TABLE \(quotedFeed) ADD COLUMN IF NOT EXISTS schema_version integer NOT NULL DEFAULT 1;
         INSERT INTO \(quotedFeed) (origin, pruned_through)
             SELECT gen_random_uuid(), '0' WHERE NOT EXISTS (SELECT 1 FROM \(quotedFeed));
         CREATE TABLE IF NOT EXISTS \(quotedLog) (
@@ -72,15 +74,32 @@ extension PostgresTable {
         """
     }
 
-    /// The log's columns as ``PostgresTable/describeSQL`` reports them.
-    var expectedLogColumns: [String] {
-        [
-            integerKeys ? "id bigint true   true" : "id text true  C true",
-            "xid xid8 true   false",
-            "change bigint true a  false",
-            "deleted boolean true   false",
-            "at timestamp with time zone true   false",
+    /// What keeps a change log of shape `shape` from serving as this table's (`nil`: it can),
+    /// in a few words: its five columns with their types; other columns only when inserts
+    /// can leave them out.
+    func logMismatch(_ shape: PostgresTableShape) -> String? {
+        guard shape.kind == "r" else { return "relation kind \(shape.kind), not a table" }
+        let byName = Dictionary(shape.columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let keyType = integerKeys ? "bigint" : "text"
+        guard let id = byName["id"], id.type == keyType, id.primaryKey, integerKeys || id.collation == "C"
+        else { return "no id \(self.keyType) PRIMARY KEY" }
+        let required: [(String, String)] = [
+            ("xid", "xid8"), ("deleted", "boolean"), ("at", "timestamp with time zone"),
         ]
+        for (name, type) in required where byName[name].map({ $0.type != type || !$0.notNull }) ?? true {
+            return "no \(name) \(type) NOT NULL"
+        }
+        guard let change = byName["change"], change.type == "bigint", change.identity == "a" else {
+            return "no change bigint GENERATED ALWAYS AS IDENTITY"
+        }
+        let own: Set = ["id", "xid", "change", "deleted", "at"]
+        if let blocking = shape.columns.first(where: {
+            !own.contains($0.name) && $0.notNull && !$0.hasDefault && $0.identity.isEmpty
+                && $0.generated.isEmpty
+        }) {
+            return "\(blocking.name) is NOT NULL without a default"
+        }
+        return nil
     }
 
     var expectedLogShape: String {
@@ -96,7 +115,7 @@ extension PostgresTable {
     /// batch's snapshot, the current snapshot's `xmax`, whether the batch goes on after the
     /// page, and (when it does not) whether writes committed after the batch's snapshot;
     /// every row then one log entry (NULL when the page is empty): its ID, `xid`, `change`,
-    /// and the entity's body (NULL: deleted).
+    /// and the entity's body and `schema_version` (NULL: deleted).
     var changesPage: PostgresStatement {
         let high = "coalesce(nullif($2, '')::pg_snapshot, pg_current_snapshot())"
         return statement(
@@ -115,8 +134,9 @@ extension PostgresTable {
                 n.n <= $5 AND (EXISTS (SELECT 1 FROM \(quotedLog) WHERE xid >= pg_snapshot_xmax(\(high)))
                     OR EXISTS (SELECT 1 FROM pg_snapshot_xip(\(high)) AS x(xid)
                         WHERE EXISTS (SELECT 1 FROM \(quotedLog) WHERE xid = x.xid))),
-                p.id, p.xid, p.change, (SELECT e.body FROM \(quotedName) e WHERE e.id = p.id)
+                p.id, p.xid, p.change, e.body, e.schema_version
             FROM (SELECT * FROM \(quotedFeed) LIMIT 1) f CROSS JOIN n LEFT JOIN p ON true
+                LEFT JOIN LATERAL (SELECT \(bodyColumns) FROM \(quotedName) WHERE id = p.id) AS e(body, schema_version) ON true
             ORDER BY p.xid, p.change
             """,
             [

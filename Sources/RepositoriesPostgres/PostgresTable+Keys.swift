@@ -38,13 +38,12 @@ extension PostgresTable {
 
     /// The statement's tail: inserts the key with the outcome `outcome` (an SQL expression
     /// over the CTEs) when it was new, then answers the new outcome, or the key's record
-    /// (fingerprint, outcome, body) as the snapshot had it, and sends the notification.
+    /// (fingerprint, outcome, body) as the snapshot had it, and how many rows it changed.
     private func keyedTail(outcome: String, body: String) -> String {
         """
         k AS (INSERT INTO \(quotedKeys) (key, fingerprint, outcome, body, at)
-            SELECT $2, $3, \(outcome), \(body), now() WHERE (SELECT yes FROM fresh) RETURNING outcome),
-        n AS (\(notifyChangedIDs))
-        SELECT (SELECT outcome FROM k), r.fingerprint, r.outcome, r.body, (SELECT count(*) FROM n)
+            SELECT $2, $3, \(outcome), \(body), now() WHERE (SELECT yes FROM fresh) RETURNING outcome)
+        SELECT (SELECT outcome FROM k), r.fingerprint, r.outcome, r.body, (SELECT count(*) FROM w)
         FROM (SELECT 1) AS one LEFT JOIN \(quotedKeys) r ON r.key = $2
         """
     }
@@ -63,8 +62,10 @@ extension PostgresTable {
             "keyed_save",
             """
             WITH \(fresh), \(prior),
-            w AS (INSERT INTO \(quotedName) (id, body, version) SELECT $1, $4, 1 WHERE (SELECT yes FROM fresh)
-                ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = \(quotedName).version + 1 RETURNING id),
+            w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
+                SELECT $1, \(storage.value(of: "$4")), 1, \(schemaVersion) WHERE (SELECT yes FROM fresh)
+                ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = \(quotedName).version + 1,
+                    schema_version = \(schemaVersionOnReplace(quotedName)) RETURNING id),
             \(logChanges(deleted: false)),
             \(keyedTail(outcome: "CASE WHEN (SELECT yes FROM prior) THEN 'replaced' ELSE 'created' END", body: "$4"))
             """,
@@ -78,7 +79,8 @@ extension PostgresTable {
             "keyed_create",
             """
             WITH \(fresh),
-            w AS (INSERT INTO \(quotedName) (id, body, version) SELECT $1, $4, 1 WHERE (SELECT yes FROM fresh)
+            w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
+                SELECT $1, \(storage.value(of: "$4")), 1, \(schemaVersion) WHERE (SELECT yes FROM fresh)
                 ON CONFLICT (id) DO NOTHING RETURNING id),
             \(logChanges(deleted: false)),
             \(keyedTail(

@@ -5,24 +5,31 @@ import Repositories
 ///
 /// ```sql
 /// CREATE TABLE "Note" (
-///     seq     bigint GENERATED ALWAYS AS IDENTITY,   -- insertion order
-///     id      text COLLATE "C" PRIMARY KEY,          -- bigint for integer IDs
-///     body    bytea NOT NULL,                        -- the entity's JSON
-///     version bigint NOT NULL                        -- 1, then +1 at each replace
+///     seq            bigint GENERATED ALWAYS AS IDENTITY,   -- insertion order
+///     id             text COLLATE "C" PRIMARY KEY,          -- bigint for integer IDs
+///     body           jsonb NOT NULL,                        -- the entity's JSON (bytea in older tables)
+///     version        bigint NOT NULL,                       -- 1, then +1 at each replace
+///     schema_version integer NOT NULL DEFAULT 1             -- the entity version that wrote the row
 /// );
 /// CREATE INDEX "Note_seq" ON "Note" (seq);
 /// ```
 ///
 /// Every write statement also records each ID it changed in the table's change log, in the
-/// same statement (see `PostgresTable+Feed.swift`), and notifies `<table>_changes` with the JSON array of the IDs it changed
-/// (`[1,2]`, `["a","b"]`), or `*` when that would pass 7,900 bytes or the statement deleted
-/// everything; a statement that changed nothing notifies nothing. A notification is sent when
-/// its transaction commits, and only then.
+/// same statement (see `PostgresTable+Feed.swift`), and answers the IDs it changed
+/// (``changedIDs``), which the repository announces once the write has committed
+/// (``PostgresNotifier``). No write statement notifies: PostgreSQL serialises the commits of
+/// notifying transactions.
 struct PostgresTable: Sendable {
     /// The name, unquoted.
     let name: String
     /// Whether the `id` column is a `bigint` (rather than `text`).
     let integerKeys: Bool
+    /// How `body` keeps the JSON: `jsonb` for a table this release creates; read from the
+    /// table when it is opened (``PostgresTableShape``).
+    var storage = PostgresBodyStorage.jsonb
+    /// The entity version this repository writes, stamped on every row it writes; a write
+    /// over a row a newer version wrote fails instead (``schemaVersionOnReplace``).
+    var schemaVersion = 1
 
     /// The notification payload meaning "anything may have changed".
     static let everything = "*"
@@ -69,10 +76,10 @@ struct PostgresTable: Sendable {
     var channel: String { "\(name)_changes" }
     var keyType: String { integerKeys ? "bigint" : "text COLLATE \"C\"" }
     var keyOID: UInt32 { integerKeys ? PostgresParameter.int8 : PostgresParameter.text }
-    private var keyArrayOID: UInt32 {
+    var keyArrayOID: UInt32 {
         integerKeys ? PostgresParameter.int8Array : PostgresParameter.textArray
     }
-    private var keyArrayType: String { integerKeys ? "bigint[]" : "text[]" }
+    var keyArrayType: String { integerKeys ? "bigint[]" : "text[]" }
 
     // MARK: Creating and checking
 
@@ -85,53 +92,28 @@ struct PostgresTable: Sendable {
         CREATE TABLE IF NOT EXISTS \(quotedName) (
             seq bigint GENERATED ALWAYS AS IDENTITY,
             id \(keyType) PRIMARY KEY,
-            body bytea NOT NULL,
-            version bigint NOT NULL
+            body \(storage.columnType) NOT NULL,
+            version bigint NOT NULL,
+            schema_version integer NOT NULL DEFAULT 1
         );
         COMMIT;
         """
     }
 
-    /// Creates the index on `seq` when missing: run once the table's shape is checked, so a
-    /// table of another shape is never touched. Under the same advisory lock as the table:
-    /// `IF NOT EXISTS` does not stop two sessions creating one index at once, and the later
-    /// one fails on the catalog's unique key (seen with two processes starting together).
+    /// Creates the index on `seq` when missing, and the `schema_version` column a table an
+    /// earlier release created lacks (its rows were written before versions, so version 1):
+    /// run once the table's shape is checked, so a table of another shape is never touched.
+    /// Under the same advisory lock as the table: `IF NOT EXISTS` does not stop two sessions
+    /// creating one index at once, and the later one fails on the catalog's unique key (seen
+    /// with two processes starting together).
     var createIndex: String {
         """
         BEGIN;
         SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
+        ALTER TABLE \(quotedName) ADD COLUMN IF NOT EXISTS schema_version integer NOT NULL DEFAULT 1;
         CREATE INDEX IF NOT EXISTS "\(name)_seq" ON \(quotedName) (seq);
         COMMIT;
         """
-    }
-
-    /// The relation's kind (`r` for a table) and its columns, in order: name, type, NOT NULL,
-    /// identity, primary key. Parameter: the quoted name.
-    static let describeSQL = """
-        SELECT c.relkind::text, a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull::text,
-               a.attidentity::text, coalesce(co.collname::text, ''),
-               EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary
-                       AND i.indnatts = 1 AND i.indkey[0] = a.attnum)::text
-        FROM pg_class c
-        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-        LEFT JOIN pg_collation co ON co.oid = a.attcollation
-        WHERE c.oid = to_regclass($1)
-        ORDER BY a.attnum
-        """
-
-    /// The columns ``describeSQL`` must find, each as "name type notnull identity collation primary".
-    var expectedColumns: [String] {
-        [
-            "seq bigint true a  false",
-            integerKeys ? "id bigint true   true" : "id text true  C true",
-            "body bytea true   false",
-            "version bigint true   false",
-        ]
-    }
-
-    /// The columns as ``expectedColumns`` spells them, for a reader.
-    var expectedShape: String {
-        "seq bigint GENERATED ALWAYS AS IDENTITY, id \(keyType) PRIMARY KEY, body bytea NOT NULL, version bigint NOT NULL"
     }
 
     // MARK: Statements
@@ -140,29 +122,59 @@ struct PostgresTable: Sendable {
         PostgresStatement(name: "repositories_\(name)", sql: sql, parameterTypes: types)
     }
 
-    /// Notifies the IDs in `w` (a CTE of the changed rows' `id`), or ``everything`` when they
-    /// would not fit; nothing when no row changed.
-    var notifyChangedIDs: String {
+    /// Answers the IDs in `w` (a CTE of the changed rows' `id`), one row each: none when no
+    /// row changed.
+    var changedIDs: String {
+        "SELECT id FROM w"
+    }
+
+    /// The keys a write statement answered (``changedIDs``).
+    func changedKeys(in result: PostgresResult) -> [PostgresKey] {
+        (0..<result.rowCount).compactMap { key(in: result, row: $0, column: 0) }
+    }
+
+    /// The `SET` value of `schema_version` when a write replaces the row `row` (a table alias
+    /// or the table's name): this repository's version, or, when a newer version of the entity
+    /// wrote the row, an error that ends the statement and its transaction, so that nothing
+    /// of it is written. PostgreSQL has no expression that raises an error, so a cast of a
+    /// text that is not a number raises one (SQLSTATE 22P02), whose message
+    /// ``PostgresSchemaRefusal`` reads back.
+    func schemaVersionOnReplace(_ row: String) -> String {
         """
-        SELECT pg_notify(\(literal(channel)), CASE WHEN octet_length(p) <= \(Self.payloadLimit) THEN p ELSE '*' END)
-        FROM (SELECT json_agg(id)::text AS p FROM w) AS changed WHERE p IS NOT NULL
+        CASE WHEN \(row).schema_version <= \(schemaVersion) THEN \(schemaVersion)
+            ELSE (\(literal(PostgresSchemaRefusal.marker)) || \(row).schema_version || ' \(schemaVersion) '
+                || \(row).id::text)::integer END
         """
     }
 
     private var upsertTail: String {
-        "ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = \(quotedName).version + 1 RETURNING id"
+        """
+        ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = \(quotedName).version + 1,
+            schema_version = \(schemaVersionOnReplace(quotedName)) RETURNING id
+        """
+    }
+
+    /// The body, as the JSON's bytes, and the version of the entity that wrote it.
+    var bodyColumns: String { "\(storage.bytes(of: "body")), schema_version::bigint" }
+
+    /// The body ``bodyColumns`` read into `result`'s columns `column` and `column + 1`, or
+    /// `nil` when it is NULL (no row).
+    func storedBody(in result: PostgresResult, row: Int, column: Int) -> PostgresStoredBody? {
+        guard let bytes = result.bytes(row, column) else { return nil }
+        return PostgresStoredBody(bytes: bytes, schemaVersion: Int(result.int64(row, column + 1) ?? 1))
     }
 
     var fetch: PostgresStatement {
-        statement("fetch", "SELECT body FROM \(quotedName) WHERE id = $1", [keyOID])
+        statement("fetch", "SELECT \(bodyColumns) FROM \(quotedName) WHERE id = $1", [keyOID])
     }
 
     var fetchIDs: PostgresStatement {
-        statement("fetch_ids", "SELECT id, body FROM \(quotedName) WHERE id = ANY($1)", [keyArrayOID])
+        statement(
+            "fetch_ids", "SELECT id, \(bodyColumns) FROM \(quotedName) WHERE id = ANY($1)", [keyArrayOID])
     }
 
     var fetchAll: PostgresStatement {
-        statement("fetch_all", "SELECT id, body FROM \(quotedName) ORDER BY seq", [])
+        statement("fetch_all", "SELECT id, \(bodyColumns) FROM \(quotedName) ORDER BY seq", [])
     }
 
     var count: PostgresStatement {
@@ -172,7 +184,11 @@ struct PostgresTable: Sendable {
     var upsert: PostgresStatement {
         statement(
             "upsert",
-            "WITH w AS (INSERT INTO \(quotedName) (id, body, version) VALUES ($1, $2, 1) \(upsertTail)), \(logChanges(deleted: false)) \(notifyChangedIDs)",
+            """
+            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
+                VALUES ($1, \(storage.value(of: "$2")), 1, \(schemaVersion)) \(upsertTail)),
+            \(logChanges(deleted: false)) \(changedIDs)
+            """,
             [keyOID, PostgresParameter.bytea])
     }
 
@@ -181,10 +197,11 @@ struct PostgresTable: Sendable {
         statement(
             "upsert_many",
             """
-            WITH w AS (INSERT INTO \(quotedName) (id, body, version)
-                SELECT k, b, 1 FROM unnest($1::\(keyArrayType), $2::bytea[]) WITH ORDINALITY AS u(k, b, n) ORDER BY n
+            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
+                SELECT k, \(storage.value(of: "b")), 1, \(schemaVersion)
+                FROM unnest($1::\(keyArrayType), $2::bytea[]) WITH ORDINALITY AS u(k, b, n) ORDER BY n
                 \(upsertTail)),
-            \(logChanges(deleted: false)) \(notifyChangedIDs)
+            \(logChanges(deleted: false)) \(changedIDs)
             """,
             [keyArrayOID, PostgresParameter.byteaArray])
     }
@@ -192,14 +209,14 @@ struct PostgresTable: Sendable {
     var delete: PostgresStatement {
         statement(
             "delete",
-            "WITH w AS (DELETE FROM \(quotedName) WHERE id = $1 RETURNING id), \(logChanges(deleted: true)) \(notifyChangedIDs)",
+            "WITH w AS (DELETE FROM \(quotedName) WHERE id = $1 RETURNING id), \(logChanges(deleted: true)) \(changedIDs)",
             [keyOID])
     }
 
     var deleteMany: PostgresStatement {
         statement(
             "delete_many",
-            "WITH w AS (DELETE FROM \(quotedName) WHERE id = ANY($1) RETURNING id), \(logChanges(deleted: true)) \(notifyChangedIDs)",
+            "WITH w AS (DELETE FROM \(quotedName) WHERE id = ANY($1) RETURNING id), \(logChanges(deleted: true)) \(changedIDs)",
             [keyArrayOID])
     }
 
@@ -208,7 +225,7 @@ struct PostgresTable: Sendable {
             "delete_all",
             """
             WITH w AS (DELETE FROM \(quotedName) RETURNING id), \(logChanges(deleted: true))
-            SELECT pg_notify(\(literal(channel)), '*') WHERE EXISTS (SELECT 1 FROM w)
+            SELECT EXISTS (SELECT 1 FROM w)
             """,
             [])
     }
@@ -223,4 +240,12 @@ struct PostgresTable: Sendable {
     func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
+}
+
+/// A row's body as read back: the entity's JSON, and the version of the entity that wrote it.
+struct PostgresStoredBody: Sendable {
+    /// The JSON's UTF-8 bytes.
+    var bytes: [UInt8]
+    /// The row's `schema_version`.
+    var schemaVersion: Int
 }

@@ -25,8 +25,19 @@ where Entity.ID: Codable & Sendable {
     /// Whether the transaction is over, and the failure that ended it early.
     final class TransactionState: Sendable {
         private let value = Mutex<(ended: Bool, failure: RepositoryError?)>((false, nil))
+        /// What the transaction's writes changed, announced when it commits.
+        private let changed = Mutex<(keys: [PostgresKey], everything: Bool)>(([], false))
 
         var failure: RepositoryError? { value.withLock { $0.failure } }
+
+        func record(_ keys: [PostgresKey]) { changed.withLock { $0.keys += keys } }
+        func recordEverything() { changed.withLock { $0.everything = true } }
+
+        /// Announces what the transaction changed through `runner`, once it committed.
+        func announceCommitted(through runner: some PostgresStatementRunner) {
+            let (keys, everything) = changed.withLock { $0 }
+            if everything { runner.announceEverything() } else { runner.announce(keys) }
+        }
 
         /// Throws `closed` once the transaction ended, or the failure that ended it.
         func checkUsable(_ location: String) throws {
@@ -72,6 +83,12 @@ where Entity.ID: Codable & Sendable {
 }
 
 extension PostgresTransaction: PostgresStatementRunner {
+    /// Keeps `keys` until the transaction commits.
+    func announce(_ keys: [PostgresKey]) { state.record(keys) }
+
+    /// Keeps "anything may have changed" until the transaction commits.
+    func announceEverything() { state.recordEverything() }
+
     /// Runs `body` on the transaction's connection, never again on another: a failure ends
     /// the transaction (PostgreSQL has rolled it back).
     func perform<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result)
@@ -153,9 +170,13 @@ extension PostgresRepository {
             }
             do {
                 try await connection.run { try $0.execute(script: "COMMIT") }
+                state.announceCommitted(through: self)
                 return result
             } catch let error as PostgresError where error.connectionLost && !error.failedToConnect {
-                if let transaction, try await committed(transaction) { return result }
+                if let transaction, try await committed(transaction) {
+                    state.announceCommitted(through: self)
+                    return result
+                }
                 throw RepositoryError(
                     .unavailable,
                     reason:

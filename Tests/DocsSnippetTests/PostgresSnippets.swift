@@ -41,6 +41,32 @@ struct PostgresSnippets {
 
     struct OutOfStock: Error {}
 
+    /// "Migrations": version 2 of the item, and the upgrade from version 1.
+    enum Shelved {
+        struct ItemV1: Codable, Sendable {
+            var id: Int
+            var name: String
+            var stock: Int
+        }
+
+        struct Item: Identifiable, Codable, Sendable {
+            var id: Int
+            var name: String
+            var stock: Int
+            var shelf: String
+        }
+
+        static func migrating(url: String) async throws -> PostgresRepository<Item> {
+            let migrations = try Migrations<Item>(
+                .upgrade(from: 1) { (old: ItemV1) in
+                    Item(id: old.id, name: old.name, stock: old.stock, shelf: "unsorted")
+                })
+            let items = try await PostgresRepository<Item>(
+                connectionString: url, options: PostgresOptions(tableName: "items"), migrations: migrations)
+            return items
+        }
+    }
+
     /// "Lost updates": an atomic stock decrement.
     func decrement(_ inventory: PostgresRepository<Item>, sku: Int) async throws -> Item {
         let item = try await inventory.update(id: sku) { item in

@@ -44,6 +44,9 @@
 //       "begin …" and "ack …" around each change (see OfflineFirstOverSyncEndpoint.swift)
 //   RepositoriesCrashFixture offline-first-endpoint-sync <device-dir> <conninfo> <table>
 //       the same device: open, sync once, close, print "synced: <report>"
+//   RepositoriesCrashFixture postgres-upgrade <conninfo> <table> <kill-at>
+//       open a PostgresRepository at StockItems.V2, upgrading what version 1 wrote, and
+//       SIGKILL itself inside the upgrade of the <kill-at>-th row (see PostgresUpgrade.swift)
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -194,6 +197,12 @@ do {
         try await offlineFirstOverSyncEndpoint(
             device: url, connection: arguments[3], table: arguments[4], step: step, occurrence: occurrence,
             first: first)
+    case "postgres-upgrade":
+        guard arguments.count == 5, let killAt = Int(arguments[4]) else {
+            say("usage: postgres-upgrade <conninfo> <table> <kill-at>")
+            exit(2)
+        }
+        try await upgradePostgresUntilKilled(connection: arguments[2], table: arguments[3], killAt: killAt)
     case "offline-first-endpoint-sync":
         guard arguments.count == 5 else {
             say("usage: offline-first-endpoint-sync <device-dir> <conninfo> <table>")

@@ -29,7 +29,8 @@ import Testing
                 // Every write is a round trip and a commit here: 4 × 60 keeps the law's
                 // interleavings without crowding the rest of the suite on a two-core machine.
                 concurrentWriters: 4, writesPerWriter: 60),
-            makeRepository: { try await open(PostgresStores.tableName("feed")) }
+            makeRepository: { try await open(PostgresStores.tableName("feed")) },
+            makeEntity: ConformanceEntity.makeWithoutNUL
         ).run()
     }
 }

@@ -23,10 +23,10 @@ import Testing
 
         let writerA = try RawSession(server.connectionString)
         try writerA.run("BEGIN")
-        let entityA = ConformanceEntity.make(index: 1, revision: 0)
-        try writerA.run(store.table.upsert.sql, ["1", try Self.hex(entityA)])
+        let entityA = ConformanceEntity.makeWithoutNUL(index: 1, revision: 0)
+        try writerA.run(store.table.upsert.sql, ["1", try Self.hex(entityA, as: .jsonb)])
 
-        try await store.save(.make(index: 2, revision: 0))  // writer B, committed
+        try await store.save(.makeWithoutNUL(index: 2, revision: 0))  // writer B, committed
         let whileAIsOpen = try await Self.drain(store, from: start.next)
         #expect(whileAIsOpen.saved.map(\.id) == [2])
 
@@ -60,9 +60,12 @@ import Testing
                             case 6: try await store.delete(ids: [id, (id + 1) % 240])
                             case 8:
                                 try await store.save(contentsOf: [
-                                    .make(index: id, revision: step), .make(index: id + 240, revision: step),
+                                    .makeWithoutNUL(index: id, revision: step),
+                                    .makeWithoutNUL(index: id + 240, revision: step),
                                 ])
-                            default: try await store.save(.make(index: id, revision: writer * 1_000 + step))
+                            default:
+                                try await store.save(
+                                    .makeWithoutNUL(index: id, revision: writer * 1_000 + step))
                             }
                         }
                     }
@@ -96,8 +99,8 @@ import Testing
 
     @Test func aNilCursorPagesThroughEveryEntityEachIDOncePerPageInItsLatestState() async throws {
         let store = try await PostgresStores.make(ConformanceEntity.self)
-        try await store.save(contentsOf: (0..<25).map { .make(index: $0, revision: 0) })
-        try await store.save(contentsOf: (0..<10).map { .make(index: $0, revision: 1) })
+        try await store.save(contentsOf: (0..<25).map { .makeWithoutNUL(index: $0, revision: 0) })
+        try await store.save(contentsOf: (0..<10).map { .makeWithoutNUL(index: $0, revision: 1) })
         try await store.delete(ids: [20, 21])
         var cursor: SyncCursor?
         var seen: [Int: ConformanceEntity] = [:]
@@ -113,7 +116,7 @@ import Testing
         #expect(seen.values.sorted { $0.id < $1.id } == (try await store.fetchAll()).sorted { $0.id < $1.id })
         #expect(deleted == [20, 21])
 
-        try await store.save(.make(index: 3, revision: 2))
+        try await store.save(.makeWithoutNUL(index: 3, revision: 2))
         try await store.delete(id: 4)
         try await store.deleteAll()
         let after = try await Self.drain(store, from: cursor)
@@ -125,7 +128,7 @@ import Testing
     @Test func cursorsItCannotAnswerFromAreExpiredAndALimitBelowOneIsRejected() async throws {
         let store = try await PostgresStores.make(ConformanceEntity.self)
         let other = try await PostgresStores.make(ConformanceEntity.self)
-        try await store.save(.make(index: 1, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 1, revision: 0))
         let theirs = try await other.changes(since: nil, limit: 10).next
         for cursor in [theirs, SyncCursor("garbage"), SyncCursor("\(UUID().uuidString)/1:1:")] {
             let error = try await #require(throws: RepositoryError.self) {
@@ -161,9 +164,9 @@ import Testing
         let store = try await PostgresRepository<ConformanceEntity>(
             connectionString: server.connectionString,
             options: PostgresOptions(tableName: table, poolSize: 1, tombstoneRetention: .zero))
-        try await store.save(contentsOf: (0..<3).map { .make(index: $0, revision: 0) })
+        try await store.save(contentsOf: (0..<3).map { .makeWithoutNUL(index: $0, revision: 0) })
         let before = try await Self.drain(store, from: nil).next
-        try await store.save(.make(index: 7, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 7, revision: 0))
         #expect(try await store.pruneTombstones() == 0, "nothing deleted yet")
         #expect(try await store.changes(since: before, limit: 10).saved.map(\.id) == [7])
 
@@ -194,12 +197,12 @@ import Testing
     }
 
     /// A table an earlier release created has no log: opening logs every row it holds, so a
-    /// reader from `nil` gets them all, and the entity table keeps its shape; what an earlier
+    /// reader from `nil` gets them all, and the entity table keeps its body (gaining only the version stamp); what an earlier
     /// release inserts or deletes later is reconciled at the next open.
     @Test func aTableOfAnEarlierReleaseGetsItsLogAtOpen() async throws {
         let server = try await PostgresTestServer.shared()
         let table = PostgresStores.tableName("earlier")
-        let rows = (0..<30).map { ConformanceEntity.make(index: $0, revision: 0) }
+        let rows = (0..<30).map { ConformanceEntity.makeWithoutNUL(index: $0, revision: 0) }
         try await server.psql(
             """
             CREATE TABLE "\(table)" (seq bigint GENERATED ALWAYS AS IDENTITY, id bigint PRIMARY KEY,
@@ -213,10 +216,12 @@ import Testing
         #expect(all.saved == rows, "in insertion order")
         #expect(
             try await server.psql(
-                "SELECT count(*) FROM information_schema.columns WHERE table_name = '\(table)'")
-                == "4")
+                "SELECT string_agg(column_name, ' ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = '\(table)'"
+            )
+                == "seq id body version schema_version",
+            "the table keeps its body, and gains the version stamp")
         // Rows an earlier release inserts and deletes once the log exists reach it at the next open.
-        let late = ConformanceEntity.make(index: 99, revision: 0)
+        let late = ConformanceEntity.makeWithoutNUL(index: 99, revision: 0)
         try earlierRelease.run(insert, ["99", try Self.hex(late)])
         try earlierRelease.run("DELETE FROM \"\(table)\" WHERE id = 5")
         await store.close()
@@ -241,8 +246,9 @@ import Testing
     // MARK: Helpers
 
     /// The entity's JSON as a `bytea` literal in hex.
-    static func hex(_ entity: ConformanceEntity) throws -> String {
-        "\\x" + (try JSONEncoder().encode(entity)).map { String(format: "%02x", $0) }.joined()
+    /// The entity's JSON as a `bytea` literal, encoded as a table of `storage` keeps it.
+    static func hex(_ entity: ConformanceEntity, as storage: PostgresBodyStorage = .bytea) throws -> String {
+        "\\x" + (try storage.defaultEncoder().encode(entity)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Pages from `cursor` until the feed says nothing more follows; everything read, with

@@ -5,11 +5,31 @@ import RepositoriesTesting
 import Testing
 
 /// The conformance suite over a real PostgreSQL server that the tests start themselves, with
-/// `Int`, `String` and `UUID` IDs, durability (reopening on the same table) included.
+/// `Int`, `String` and `UUID` IDs, durability (reopening on the same table) and migrations
+/// included. The fixture's title goes without its NUL character, which `jsonb` cannot keep
+/// (the store refuses it, as `bodiesJSONBCannotKeepAreRefusedNamingTheField` proves); the
+/// `bytea` table of an earlier release keeps it, and runs the whole suite with it.
 @Suite struct PostgresRepositoryConformanceTests {
     static func suite() -> RepositoryConformance<PostgresRepository<ConformanceEntity>> {
         RepositoryConformance(
-            options: PostgresStores.options(), makeRepository: { try await PostgresStores.make() })
+            options: PostgresStores.options(makeUnencodable: ConformanceEntity.unencodable),
+            makeRepository: { try await PostgresStores.make() }, makeEntity: ConformanceEntity.makeWithoutNUL)
+    }
+
+    @Test func migrations() async throws {
+        try await Self.suite().migrations()
+    }
+
+    @Test func conformsOnTheByteaTableOfAnEarlierRelease() async throws {
+        let report = try await RepositoryConformance(
+            options: PostgresStores.options(),
+            makeRepository: {
+                let name = PostgresStores.tableName()
+                try await PostgresStores.createEarlierReleaseTable(name)
+                return try await PostgresStores.make(ConformanceEntity.self, table: name)
+            }
+        ).run()
+        #expect(report.skipped.isEmpty)
     }
 
     @Test func basics() async throws {

@@ -16,13 +16,13 @@ import Testing
             options: PostgresOptions(tableName: "fault", poolSize: 2))
         let feed = ChangeRecorder(store.changes())
         try await feed.waitUntilListening()
-        try await store.save(contentsOf: (0..<10).map { .make(index: $0, revision: 0) })
+        try await store.save(contentsOf: (0..<10).map { .makeWithoutNUL(index: $0, revision: 0) })
 
         server.stop()
         for operation in ["save", "fetch", "count"] {
             let error = try await #require(throws: RepositoryError.self, "\(operation)") {
                 switch operation {
-                case "save": try await store.save(.make(index: 99, revision: 0))
+                case "save": try await store.save(.makeWithoutNUL(index: 99, revision: 0))
                 case "fetch": _ = try await store.fetch(id: 1)
                 default: _ = try await store.count()
                 }
@@ -33,7 +33,7 @@ import Testing
         try await feed.wait(for: "connection lost") { $0.contains(.everything(.connectionLost)) }
 
         try await server.launch()
-        try await store.save(.make(index: 10, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 10, revision: 0))
         #expect(try await store.fetchAll().map(\.id) == Array(0...10))
         try await feed.waitUntilListening(times: 2)
         await store.close()
@@ -47,13 +47,13 @@ import Testing
             options: PostgresOptions(tableName: PostgresStores.tableName(), poolSize: 2))
         let terminate =
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'"
-        try await store.save(.make(index: 0, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 0, revision: 0))
         try await server.psql(terminate)
         // The next call meets the dead connection, and sends its statement again on a new one.
         #expect(try await store.fetch(id: 0)?.revision == 0)
-        try await store.save(.make(index: 1, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 1, revision: 0))
 
-        let batch = (2..<3_002).map { ConformanceEntity.make(index: $0, revision: 1) }
+        let batch = (2..<3_002).map { ConformanceEntity.makeWithoutNUL(index: $0, revision: 1) }
         for round in 0..<5 {
             try await store.delete(ids: batch.map(\.id))
             let saving = Task { try await store.save(contentsOf: batch) }

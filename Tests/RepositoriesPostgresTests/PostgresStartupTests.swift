@@ -55,9 +55,9 @@ import Testing
     @Test func aRowThatDoesNotDecodeIsNamedByItsID() async throws {
         let server = try await PostgresTestServer.shared()
         let store = try await PostgresStores.make(ConformanceEntity.self)
-        try await store.save(.make(index: 1, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 1, revision: 0))
         try await server.psql(
-            "UPDATE \"\(store.tableName)\" SET body = convert_to('{\"id\": 1}', 'UTF8') WHERE id = 1")
+            "UPDATE \"\(store.tableName)\" SET body = '{\"id\": 1}' WHERE id = 1")
         let error = try await #require(throws: RepositoryError.self) { _ = try await store.fetch(id: 1) }
         #expect(error.code == .decodingFailed)
         #expect(error.id == "1" && error.record == nil, "\(error)")
@@ -84,7 +84,7 @@ import Testing
         #expect(tooShort.reason.contains("after waiting"), "\(tooShort)")
         try await server.launch()
         let store = try await opening.value
-        try await store.save(.make(index: 1, revision: 0))
+        try await store.save(.makeWithoutNUL(index: 1, revision: 0))
         #expect(try await store.count() == 1)
         await store.close()
         await offThePool { server.stop() }

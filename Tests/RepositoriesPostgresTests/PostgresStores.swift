@@ -36,13 +36,56 @@ enum PostgresStores {
         }
         options.tearDown = { store in
             await store.close()
-            let name = store.tableName
-            try await PostgresTestServer.shared().psql(
-                "DROP TABLE IF EXISTS \"\(name)\", \"\(name)_log\", \"\(name)_feed\", \"\(name)_keys\"")
+            try await drop(store.tableName)
         }
         options.makeUnencodableEntity = makeUnencodable
+        options.makeMigrationStoreLocation = { PostgresLocation(table: tableName("m")) }
         // The concurrency area's 8 × 1,000 operations are round trips to a server here.
         options.operationsPerTask = 250
         return options
+    }
+
+    /// Creates `name` as an earlier release did: the body `bytea`, no `schema_version`.
+    static func createEarlierReleaseTable(_ name: String, integerKeys: Bool = true) async throws {
+        try await PostgresTestServer.shared().psql(
+            """
+            CREATE TABLE "\(name)" (seq bigint GENERATED ALWAYS AS IDENTITY,
+                id \(integerKeys ? "bigint" : "text COLLATE \"C\"") PRIMARY KEY,
+                body bytea NOT NULL, version bigint NOT NULL)
+            """)
+    }
+
+    /// Drops a repository's table and the feed's and keys' tables beside it.
+    static func drop(_ name: String) async throws {
+        try await PostgresTestServer.shared().psql(
+            "DROP TABLE IF EXISTS \"\(name)\", \"\(name)_log\", \"\(name)_feed\", \"\(name)_keys\"")
+    }
+}
+
+/// One table of the shared server, opened by the migration area with each version of its
+/// fixture: the name is fixed, since by default it follows the entity's type.
+struct PostgresLocation: MigrationStoreLocation {
+    let table: String
+
+    func open<Entity: VersionedConformanceEntity>(migrations: Migrations<Entity>) async throws
+        -> OpenedStore<Entity>
+    {
+        let server = try await PostgresTestServer.shared()
+        let store = try await PostgresRepository<Entity>(
+            connectionString: server.connectionString,
+            options: PostgresOptions(tableName: table, poolSize: 2), migrations: migrations)
+        return OpenedStore(store) { await store.close() }
+    }
+
+    func openWithoutMigrations<Entity: VersionedConformanceEntity>() async throws -> OpenedStore<Entity> {
+        let server = try await PostgresTestServer.shared()
+        let store = try await PostgresRepository<Entity>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: table, poolSize: 2)
+        )
+        return OpenedStore(store) { await store.close() }
+    }
+
+    func remove() async throws {
+        try await PostgresStores.drop(table)
     }
 }

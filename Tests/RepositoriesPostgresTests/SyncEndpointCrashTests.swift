@@ -114,7 +114,7 @@ import Testing
     /// A trigger that keeps every row `table` writes or deletes, in order, in `<table>_applied`.
     private static func countingWrites(of table: String) -> String {
         """
-        CREATE TABLE "\(table)_applied" (n bigserial PRIMARY KEY, op text NOT NULL, id text NOT NULL, body bytea);
+        CREATE TABLE "\(table)_applied" (n bigserial PRIMARY KEY, op text NOT NULL, id text NOT NULL, body jsonb);
         CREATE FUNCTION "\(table)_count"() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             IF TG_OP = 'DELETE' THEN
@@ -134,7 +134,7 @@ import Testing
     {
         let rows = try await server.psql(
             """
-            SELECT op || ' ' || id || ' ' || coalesce(convert_from(body, 'UTF8'), '')
+            SELECT op || ' ' || id || ' ' || coalesce(body::text, '')
             FROM "\(table)_applied" ORDER BY n
             """)
         var applied = AppliedChanges()

@@ -40,6 +40,19 @@ public struct ConformanceEntity: Identifiable, Codable, Sendable, Hashable {
     /// Whether `encode(to:)` throws; never encoded itself.
     public var refusesEncoding: Bool
 
+    /// ``make(index:revision:)`` without the NUL character in the title: for a store that
+    /// cannot keep U+0000 in a string and refuses it with `encodingFailed` (PostgreSQL's
+    /// `jsonb` and `text`), passed as the suite's `makeEntity`.
+    ///
+    /// ```swift
+    /// RepositoryConformance(makeRepository: { … }, makeEntity: ConformanceEntity.makeWithoutNUL)
+    /// ```
+    public static func makeWithoutNUL(index: Int, revision: Int) -> ConformanceEntity {
+        var entity = make(index: index, revision: revision)
+        entity.title = entity.title.replacingOccurrences(of: "\u{0}", with: "")
+        return entity
+    }
+
     /// The entity with ID `index` at `revision`.
     public static func make(index: Int, revision: Int) -> ConformanceEntity {
         ConformanceEntity(

@@ -1,27 +1,44 @@
 import Foundation
 
-/// ISO 8601 dates as web APIs write them (RFC 3339), formatted and parsed with plain
-/// arithmetic, so every platform reads the same text the same way.
-enum InternetDate {
+/// ISO 8601 dates as web APIs and databases write them (RFC 3339), formatted and parsed
+/// with plain arithmetic, so every platform reads the same text the same way.
+///
+/// Shared by the package's stores: `HTTPRepository` writes them to the microsecond,
+/// `PostgresRepository`'s `jsonb` bodies to the nanosecond with a fixed width.
+package enum InternetDate {
     /// 0000-01-01T00:00:00Z, the first instant RFC 3339 can write, in seconds since 1970.
-    static let earliest = -62_167_219_200
+    package static let earliest = -62_167_219_200
     /// 10000-01-01T00:00:00Z, the first instant after the last one RFC 3339 can write (its
     /// years have four digits), in seconds since 1970.
-    static let end = 253_402_300_800
+    package static let end = 253_402_300_800
 
-    /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.25Z` when the date has a fraction of a
-    /// second (written to the microsecond, trailing zeros dropped); `nil` when RFC 3339 cannot
-    /// write the date: not finite, or outside the years 0000 to 9999 once rounded to the
-    /// microsecond.
-    static func format(_ date: Date) -> String? {
-        let interval = date.timeIntervalSince1970
+    /// How many digits of a second's fraction ``format(_:fraction:)`` writes.
+    package enum Fraction: Sendable {
+        /// To the microsecond, trailing zeros dropped, none when the date is a whole second:
+        /// `2024-05-01T09:30:00Z`, `2024-05-01T09:30:00.25Z`.
+        case microseconds
+        /// Always nine digits, so that texts sort as their dates do and every `Date` more
+        /// than 97 days from 2001-01-01 reads back exactly: `2024-05-01T09:30:00.250000000Z`.
+        case fixedNanoseconds
+    }
+
+    /// The date in UTC, written with `fraction`; `nil` when RFC 3339 cannot write it: not
+    /// finite, or outside the years 0000 to 9999 once rounded.
+    package static func format(_ date: Date, fraction: Fraction = .microseconds) -> String? {
+        // From the reference date, as a Date keeps it: the seconds since 1970 would add a
+        // rounding.
+        let interval = date.timeIntervalSinceReferenceDate
+        let lowest = Double(earliest - referenceOffset)
+        let highest = Double(end - referenceOffset)
         // Checked as a Double first: converting a non-finite or huge one to Int traps.
-        guard interval.isFinite, interval >= Double(earliest), interval < Double(end) else { return nil }
-        var seconds = Int(interval.rounded(.down))
-        var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
-        if micros >= 1_000_000 {
+        guard interval.isFinite, interval >= lowest, interval < highest else { return nil }
+        let whole = interval.rounded(.down)
+        let scale = fraction == .microseconds ? 1_000_000 : 1_000_000_000
+        var seconds = Int(whole) + referenceOffset
+        var parts = Int(((interval - whole) * Double(scale)).rounded())
+        if parts >= scale {
             seconds += 1
-            micros -= 1_000_000
+            parts -= scale
         }
         guard seconds < end else { return nil }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
@@ -30,18 +47,26 @@ enum InternetDate {
         var text =
             pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3_600, 2) + ":"
             + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if micros > 0 {
-            var fraction = pad(micros, 6)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
+        switch fraction {
+        case .microseconds where parts > 0:
+            var digits = pad(parts, 6)
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        case .microseconds:
+            break
+        case .fixedNanoseconds:
+            text += "." + pad(parts, 9)
         }
         return text + "Z"
     }
 
+    /// Seconds from 1970-01-01 to 2001-01-01, the reference date `Date` counts from.
+    private static let referenceOffset = 978_307_200
+
     /// The date `text` names: `YYYY-MM-DD`, optionally followed by `T` (or a space) and
     /// `hh:mm:ss`, a fraction of a second of any length, and `Z` or an offset (`+02:00`,
     /// `+0200`, `+02`); no zone means UTC. `nil` when `text` is not such a date.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
             scanner.take("-"), let day = scanner.number(digits: 2), (1...12).contains(month),
@@ -49,7 +74,7 @@ enum InternetDate {
         else { return nil }
         var seconds = days(fromYear: year, month: month, day: day) * 86_400
         var fraction = 0.0
-        if scanner.atEnd { return Date(timeIntervalSince1970: Double(seconds)) }
+        if scanner.atEnd { return Date(timeIntervalSinceReferenceDate: Double(seconds - referenceOffset)) }
         guard scanner.take("T") || scanner.take("t") || scanner.take(" "),
             let hour = scanner.number(digits: 2),
             scanner.take(":"), let minute = scanner.number(digits: 2), scanner.take(":"),
@@ -79,31 +104,12 @@ enum InternetDate {
             seconds -= sign * (hours * 3_600 + minutes * 60)
         }
         guard scanner.atEnd else { return nil }
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
-    }
-
-    /// The date an HTTP `Date` header names (RFC 9110's IMF-fixdate,
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`, read with plain arithmetic; the two obsolete forms a
-    /// server may still send are read too), or `nil` when `text` is none of them.
-    static func parseHTTPDate(_ text: String) -> Date? {
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let fields = text.trimmingCharacters(in: .whitespaces).split(separator: " ")
-        guard fields.count == 6, fields[0].count == 4, fields[0].hasSuffix(","), fields[5] == "GMT",
-            let day = Int(fields[1]), fields[1].count == 2, (1...31).contains(day),
-            let month = months.firstIndex(of: String(fields[2])), let year = Int(fields[3]),
-            fields[3].count == 4
-        else { return RetryAfter.httpDate(text) }
-        let time = fields[4].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
-        guard time.count == 3, fields[4].count == 8, let hour = time[0], let minute = time[1],
-            let second = time[2], hour < 24, minute < 60, second <= 60
-        else { return nil }
-        let seconds =
-            days(fromYear: year, month: month + 1, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
-        return Date(timeIntervalSince1970: Double(seconds))
+        // One addition, from the reference date: the exact inverse of `format`.
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - referenceOffset) + fraction)
     }
 
     /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar.
-    static func days(fromYear year: Int, month: Int, day: Int) -> Int {
+    package static func days(fromYear year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -113,7 +119,7 @@ enum InternetDate {
     }
 
     /// The date `days` after 1970-01-01.
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

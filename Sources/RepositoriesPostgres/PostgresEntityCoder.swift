@@ -1,0 +1,95 @@
+import Foundation
+import Repositories
+
+/// Turns entities into a table's bodies and back: the options' coders (or the table's own),
+/// the checks PostgreSQL's `jsonb` needs, and the migrations that bring a row an older
+/// version wrote up to the entity.
+struct PostgresEntityCoder<Entity: Codable & Identifiable & Sendable>: Sendable
+where Entity.ID: Codable & Sendable {
+    let storage: PostgresBodyStorage
+    let migrations: Migrations<Entity>
+    let location: String
+    private let encoder: JSONEncoder
+    private let decoder: JSONDecoder
+
+    init(
+        storage: PostgresBodyStorage, options: PostgresOptions, migrations: Migrations<Entity>,
+        location: String
+    ) {
+        self.storage = storage
+        self.migrations = migrations
+        self.location = location
+        encoder = options.makeEncoder?() ?? storage.defaultEncoder()
+        decoder = options.makeDecoder?() ?? storage.defaultDecoder()
+    }
+
+    /// The version of the entity this repository writes, which every row it writes carries.
+    var schemaVersion: Int { migrations.currentVersion }
+
+    /// The key of `id`.
+    ///
+    /// - Throws: `encodingFailed` naming the ID when the ID cannot be a key.
+    func key(for id: Entity.ID) throws -> PostgresKey {
+        do {
+            return try PostgresKey(id)
+        } catch {
+            throw RepositoryError.encodingFailed(id: String(describing: id), underlying: error)
+        }
+    }
+
+    /// The entity's key and JSON.
+    ///
+    /// - Throws: `encodingFailed` naming the ID and the field when the encoder fails, or the
+    ///   JSON holds what PostgreSQL could not keep or read back (``PostgresJSONCheck``).
+    func encode(_ entity: Entity) throws -> (PostgresKey, [UInt8]) {
+        let id = String(describing: entity.id)
+        let key: PostgresKey
+        let body: [UInt8]
+        do {
+            key = try PostgresKey(entity.id)
+            body = Array(try encoder.encode(entity))
+        } catch {
+            throw RepositoryError.encodingFailed(id: id, underlying: error)
+        }
+        if let found = PostgresJSONCheck.problem(in: body, allowsNUL: storage == .bytea) {
+            throw RepositoryError(
+                .encodingFailed,
+                reason: "\(Entity.self) cannot be stored in \(location): at \(found.path), \(found.problem)",
+                recovery:
+                    "Replace the value before saving (nil, a sentinel, or a string without U+0000); nothing was written",
+                id: id, location: location)
+        }
+        return (key, body)
+    }
+
+    /// The entity in `body`, a row `version` of the entity wrote, upgraded to the current one.
+    ///
+    /// - Throws: `writtenByNewerVersion` naming the ID when a newer version of the entity wrote
+    ///   the row; `decodingFailed` naming the ID when it does not decode, or an upgrade threw.
+    func decode(_ body: [UInt8], writtenBy version: Int, key: PostgresKey?) throws -> Entity {
+        do {
+            if version == migrations.currentVersion {
+                return try decoder.decode(Entity.self, from: Data(body))
+            }
+            return try migrations.decode(Data(body), writtenBy: version, using: decoder)
+        } catch let error as RepositoryError where error.code == .writtenByNewerVersion {
+            throw Self.newer(version, key: key, location: location, known: migrations.currentVersion)
+        } catch {
+            throw RepositoryError(
+                .decodingFailed,
+                reason:
+                    "A row of the table, written by version \(version) of \(Entity.self), does not decode",
+                recovery: version == migrations.currentVersion
+                    ? "Make the fields added since the row was written optional (or give them a default in init(from:)), add a migration, or correct the row with SQL"
+                    : "Make the upgrade from version \(version) read the row, or correct the row with SQL",
+                id: key?.description ?? "NULL", location: location, underlying: error)
+        }
+    }
+
+    /// `writtenByNewerVersion` for the row of `key`, which `version` wrote, read by `known`.
+    static func newer(_ version: Int, key: PostgresKey?, location: String, known: Int) -> RepositoryError {
+        var error = RepositoryError.writtenByNewerVersion(version, knownVersion: known, location: location)
+        error.id = key?.description
+        return error
+    }
+}
