@@ -56,15 +56,29 @@ final class PostgresNotifier: Sendable {
         }
     }
 
+    /// How long the notifier waits after a notification before it sends the next, so that the
+    /// IDs of the commits meanwhile go together: a lone write is announced at once, and under
+    /// load each notification carries a few milliseconds' worth of commits.
+    static let gather = Duration.milliseconds(2)
+
     /// Sends what is pending until nothing is; each round takes everything announced so far.
     private func drain() async {
         while let script = next() {
             do {
                 try await connection.run { try $0.execute(script: script) }
             } catch {
-                // A lost connection: once more, on a new one. A notification that cannot be
-                // sent is dropped; the caches' time to live bounds what it leaves stale.
-                _ = try? await connection.run { try $0.execute(script: script) }
+                // A lost connection: once more, on a new one.
+                do {
+                    try await connection.run { try $0.execute(script: script) }
+                } catch {
+                    // Dropped: no caller waits for a notification. The listeners' caches
+                    // drop the entity when their time to live ends.
+                }
+            }
+            do {
+                try await Task.sleep(for: Self.gather)
+            } catch {
+                // Not cancelled: nothing cancels the drain's task.
             }
         }
     }

@@ -212,6 +212,8 @@ where Entity.ID: Codable & Sendable {
     /// Sends the notifications of this repository's writes; `nil` when
     /// ``PostgresOptions/notifiesChanges`` is false.
     let notifier: PostgresNotifier?
+    /// Lets concurrent ``save(_:)`` calls share a statement and a commit.
+    let saves: PostgresSaveBatcher
 
     /// Connects with a libpq connection string, and creates the table if it is missing or
     /// checks it if present.
@@ -290,8 +292,12 @@ where Entity.ID: Codable & Sendable {
             label: "repositories.postgres.\(table.name).changes")
         self.coder = PostgresEntityCoder(
             storage: table.storage, options: options, migrations: migrations, location: location)
-        self.notifier =
+        let notifier =
             options.notifiesChanges ? PostgresNotifier(target: target, table: table, backends: backends) : nil
+        self.notifier = notifier
+        self.saves = PostgresSaveBatcher(
+            pool: pool, table: table, location: location, notifier: notifier,
+            limit: (options.poolSize + 1) / 2)
     }
 
     deinit {
@@ -391,11 +397,18 @@ where Entity.ID: Codable & Sendable {
     /// Inserts `entity`, or replaces the one stored under its ID, which keeps its place.
     /// Committed when it returns.
     ///
+    /// Saves made at once from several tasks share statements and commits: while half the
+    /// pool's connections carry saves, the next ones wait and go together, so four writers
+    /// commit in fewer, larger transactions (``PostgresSaveBatcher``). Each save still
+    /// succeeds or fails on its own. Once its statement is sent, a save runs to its end even
+    /// when its task is cancelled.
+    ///
     /// - Throws: `RepositoryError` `encodingFailed` (nothing written) when the entity cannot
     ///   be encoded; `unavailable` when the server cannot be reached (the save may or may not
     ///   have been committed if the connection broke after the statement was sent).
     public func save(_ entity: Entity) async throws {
-        try await save(entity, on: self)
+        let (key, body) = try encode(entity)
+        try await saves.save(key, body)
     }
 
     func save(_ entity: Entity, on runner: some PostgresStatementRunner) async throws {

@@ -122,6 +122,30 @@ import Testing
         await first.close()
         await second.close()
     }
+
+    /// A writer killed between its commit and its notification sends none; written here with
+    /// SQL, which notifies nothing either. Another instance's cache serves the old entity until
+    /// its time to live ends, and not a moment longer: the documented bound.
+    @Test func aCommitWhoseNotificationNeverCameIsStaleOnlyUntilTheCachesTimeToLive() async throws {
+        let server = try await PostgresTestServer.shared()
+        let store = try await PostgresStores.make(ConformanceEntity.self)
+        let cache = store.cachedCoherently(
+            in: InMemoryRepository<Cached<ConformanceEntity>>(), timeToLive: .milliseconds(500))
+        try await store.save(.makeWithoutNUL(index: 1, revision: 0))
+        #expect(try await cache.fetch(id: 1)?.revision == 0)
+        let cachedAt = ContinuousClock.now
+        try await server.psql(
+            "UPDATE \"\(store.tableName)\" SET body = jsonb_set(body, '{revision}', '1') WHERE id = 1")
+        var revision = try await cache.fetch(id: 1)?.revision
+        while revision == 0, ContinuousClock.now - cachedAt < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(20))
+            revision = try await cache.fetch(id: 1)?.revision
+        }
+        let stale = ContinuousClock.now - cachedAt
+        #expect(revision == 1, "the cache never dropped the entity")
+        #expect(stale >= .milliseconds(500), "without a notification, only the time to live drops it")
+        await store.close()
+    }
 }
 
 /// An entity whose ID is neither an integer, a string nor a UUID: stored as its JSON.

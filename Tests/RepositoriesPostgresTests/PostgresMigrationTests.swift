@@ -79,6 +79,36 @@ import Testing
         try await PostgresStores.drop(table)
     }
 
+    /// Concurrent saves share statements; one refused save in a shared statement fails alone,
+    /// and every other save of that statement is written.
+    @Test func aRefusedSaveAmongConcurrentOnesFailsAlone() async throws {
+        let table = PostgresStores.tableName("shared")
+        let old = try await Self.open(V1.self, table)
+        try await old.save(contentsOf: (0..<5).map(V1.make))
+        let new = try await Self.open(V2.self, table, migrations: StockItems.migrations())
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in [3] + Array(100..<160) {
+                group.addTask {
+                    do {
+                        try await old.save(.make(index))
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            var outcomes: [Int: Bool] = [:]
+            for await (index, saved) in group { outcomes[index] = saved }
+            return outcomes
+        }
+        #expect(outcomes.filter { !$0.value }.map(\.key) == [3], "only the save over the newer row fails")
+        #expect(try await new.count() == 65)
+        #expect(try await new.fetch(id: "sku-00003") == V2(upgrading: .make(3)))
+        await old.close()
+        await new.close()
+        try await PostgresStores.drop(table)
+    }
+
     @Test func killedDuringTheUpgradeLeavesTheOldRowsAndTheNextOpenUpgradesOnce() async throws {
         let server = try await PostgresTestServer.shared()
         let table = PostgresStores.tableName("upgrade")

@@ -1,0 +1,151 @@
+import Repositories
+import Synchronization
+
+/// Lets concurrent `save(_:)` calls share a statement and a commit, as `SQLiteRepository`'s
+/// writers share one: a save that finds fewer than ``limit`` statements of saves on their way
+/// sends its own at once; one that finds them all busy waits, and goes with every save that
+/// waits beside it in the next statement (`save(contentsOf:)`'s multi-row upsert).
+///
+/// One writer alone is never delayed. Under load, a commit carries several saves: fewer
+/// statements, fewer commits to flush, fewer change-log transactions, and the writes no longer
+/// queue for the pool's connections one by one.
+///
+/// A shared statement is all or nothing, but its saves are not one another's business: when it
+/// fails, each of its saves is sent again alone, and each caller gets its own outcome (a save
+/// refused because a newer version wrote the row fails; the others succeed). A save that has
+/// been handed to a statement runs to its end even if its caller is cancelled, as a statement
+/// already sent would.
+final class PostgresSaveBatcher: Sendable {
+    /// The most statements of saves on their way at once.
+    let limit: Int
+    private let pool: PostgresPool
+    private let table: PostgresTable
+    private let location: String
+    private let notifier: PostgresNotifier?
+    private let state = Mutex(State())
+
+    /// The most saves one statement carries.
+    static let batchLimit = 500
+
+    private struct Waiting {
+        var key: PostgresKey
+        var body: [UInt8]
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var sending = 0
+    }
+
+    init(pool: PostgresPool, table: PostgresTable, location: String, notifier: PostgresNotifier?, limit: Int)
+    {
+        self.pool = pool
+        self.table = table
+        self.location = location
+        self.notifier = notifier
+        self.limit = max(1, limit)
+    }
+
+    /// Saves the row `key` with `body`, alone or with the saves waiting beside it; returns once
+    /// its statement committed.
+    ///
+    /// A save that finds no other on its way sends itself at once, from its own task, so one
+    /// writer alone pays for no hand-over; the saves that arrive meanwhile are sent together
+    /// by a task of their own, which no caller's cancellation reaches.
+    func save(_ key: PostgresKey, _ body: [UInt8]) async throws {
+        try Task.checkCancellation()
+        let sendsNow = state.withLock { state in
+            guard state.sending == 0, state.waiting.isEmpty else { return false }
+            state.sending += 1
+            return true
+        }
+        if sendsNow {
+            defer { handOver() }
+            try await send([(key, body)])
+            return
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let starts = state.withLock { state in
+                state.waiting.append(Waiting(key: key, body: body, continuation: continuation))
+                guard state.sending < limit else { return false }
+                state.sending += 1
+                return true
+            }
+            if starts { Task { await sendWhileWaiting() } }
+        }
+    }
+
+    /// After a save sent from its caller's task: the saves that waited meanwhile go on in a
+    /// task of their own, or the statement is free again.
+    private func handOver() {
+        let more = state.withLock { state in
+            if state.waiting.isEmpty { state.sending -= 1 }
+            return !state.waiting.isEmpty
+        }
+        if more { Task { await sendWhileWaiting() } }
+    }
+
+    /// Sends statements of the waiting saves until none waits.
+    private func sendWhileWaiting() async {
+        while let batch = next() {
+            do {
+                try await send(batch.map { ($0.key, $0.body) })
+                for save in batch { save.continuation.resume() }
+            } catch  where batch.count > 1 {
+                for save in batch {
+                    do {
+                        try await send([(save.key, save.body)])
+                        save.continuation.resume()
+                    } catch {
+                        save.continuation.resume(throwing: error)
+                    }
+                }
+            } catch {
+                batch[0].continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// The next statement's saves: the waiting ones in order, one per key (a later save of a
+    /// key waits for the next statement, so both are applied in order), up to ``batchLimit``;
+    /// `nil`, ending this sender, when none waits.
+    private func next() -> [Waiting]? {
+        state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.sending -= 1
+                return nil
+            }
+            var batch: [Waiting] = []
+            var keys = Set<PostgresKey>()
+            var left: [Waiting] = []
+            for save in state.waiting {
+                if batch.count < Self.batchLimit, keys.insert(save.key).inserted {
+                    batch.append(save)
+                } else {
+                    left.append(save)
+                }
+            }
+            state.waiting = left
+            return batch
+        }
+    }
+
+    private func send(_ batch: [(key: PostgresKey, body: [UInt8])]) async throws {
+        let table = self.table
+        let changed: [PostgresKey]
+        if batch.count == 1 {
+            let parameters = [PostgresParameter(batch[0].key), PostgresParameter(bytes: batch[0].body)]
+            changed = try await pool.perform(location: location) { connection in
+                table.changedKeys(in: try connection.execute(table.upsert, parameters))
+            }
+        } else {
+            let keys = PostgresParameter(keys: batch.map(\.key), integer: table.integerKeys)
+            let bodies = PostgresParameter(array: batch.map(\.body), elementType: PostgresParameter.bytea)
+            changed = try await pool.perform(location: location) { connection in
+                table.changedKeys(in: try connection.execute(table.upsertMany, [keys, bodies]))
+            }
+        }
+        notifier?.announce(changed)
+    }
+}
