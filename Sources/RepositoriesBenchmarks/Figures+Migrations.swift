@@ -1,6 +1,8 @@
 import Foundation
 import Repositories
+import RepositoriesPostgres
 import RepositoriesSQLite
+import RepositoriesTestSupport
 
 /// Version 1 of ``BenchmarkEntity``: `name` was called `title`. What the migration figure's
 /// store holds before it is opened at version 2.
@@ -33,7 +35,7 @@ extension BenchmarkRun {
         return [
             try await fileMigrationFigure(migrations),
             try await sqliteMigrationFigure(migrations),
-        ]
+        ] + (try await postgresMigrationFigure(migrations))
     }
 
     private func fileMigrationFigure(_ migrations: Migrations<BenchmarkEntity>) async throws -> Figure {
@@ -114,6 +116,67 @@ extension BenchmarkRun {
             "SQLiteRepository open of \(label) that needs a migration (upgrade, rewrite, one transaction)",
             measured: migrating, baseline: plain, baselineName: "the same open at the current version",
             target: nil, note: "once per app update: the next open costs the baseline")
+    }
+
+    /// The PostgreSQL row of figure 10: a table of version 1 rows opened at version 2 (every
+    /// row upgraded and written back in one transaction), each run on a fresh copy of the
+    /// table and its change log made with SQL before the clock starts, against opening the same
+    /// rows already at version 2. Skipped, saying why, without PostgreSQL binaries.
+    private func postgresMigrationFigure(_ migrations: Migrations<BenchmarkEntity>) async throws -> [Figure] {
+        let server: PostgresTestServer
+        do {
+            server = try await PostgresTestServer.start(durable: true)
+        } catch {
+            FileHandle.standardError.write(Data("skipping the PostgreSQL migration figure: \(error)\n".utf8))
+            return []
+        }
+        defer { server.stop() }
+        let count = batchSize / 10
+        let old = try await PostgresRepository<BenchmarkEntityV1>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: "v1"))
+        try await old.save(contentsOf: (0..<count).map { BenchmarkEntityV1.make($0) })
+        await old.close()
+        for run in 0..<repetitions {
+            var copy = ""
+            for suffix in ["", "_log", "_feed"] {
+                copy += """
+                    CREATE TABLE "copy\(run)\(suffix)" (LIKE "v1\(suffix)" INCLUDING ALL);
+                    INSERT INTO "copy\(run)\(suffix)" OVERRIDING SYSTEM VALUE SELECT * FROM "v1\(suffix)";
+
+                    """
+            }
+            try await server.psql(copy)
+        }
+        let current = try await PostgresRepository<BenchmarkEntity>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: "v2"),
+            migrations: migrations)
+        try await current.save(contentsOf: (0..<count).map { BenchmarkEntity.make($0) })
+        await current.close()
+
+        var run = 0
+        let (migrating, plain) = try await Measurement.interleaved(repetitions: repetitions) {
+            let store = try await PostgresRepository<BenchmarkEntity>(
+                connectionString: server.connectionString, options: PostgresOptions(tableName: "copy\(run)"),
+                migrations: migrations)
+            run += 1
+            guard store.upgradedRowCount == count else { throw MigrationDidNotRun() }
+            await store.close()
+            return 1
+        } _: {
+            let store = try await PostgresRepository<BenchmarkEntity>(
+                connectionString: server.connectionString, options: PostgresOptions(tableName: "v2"),
+                migrations: migrations)
+            guard store.upgradedRowCount == 0 else { throw MigrationDidNotRun() }
+            await store.close()
+            return 1
+        }
+        return [
+            .cost(
+                10,
+                "PostgresRepository open of \(count / 1_000)k rows that needs a migration (upgrade, rewrite, one transaction)",
+                measured: migrating, baseline: plain, baselineName: "the same open at the current version",
+                target: nil, note: "once per deploy of a new entity version; fsync on")
+        ]
     }
 
     /// The migrating open found nothing to upgrade, or the plain one found something: the

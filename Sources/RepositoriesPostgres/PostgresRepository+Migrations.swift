@@ -71,6 +71,7 @@ extension PostgresRepository {
         }
         let finish = table.finishUpgrade
         try await connection.run { connection in try connection.execute(script: finish) }
+        self.upgraded.withLock { $0 = upgraded }
         if upgraded > 0 { announceEverything() }
     }
 }

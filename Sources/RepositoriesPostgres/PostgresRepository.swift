@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import Synchronization
 
 /// A repository in a PostgreSQL table, shared by every app instance that opens it, through
 /// the system's libpq: one row per entity, the entity as JSON.
@@ -177,6 +178,9 @@ import Repositories
 /// - ``init(parameters:options:migrations:)``
 /// - ``close()``
 ///
+/// ### Migrations
+/// - ``upgradedRowCount``
+///
 /// ### Versions and transactions
 /// - ``fetchTagged(id:)``
 /// - ``save(_:ifMatch:)``
@@ -214,6 +218,11 @@ where Entity.ID: Codable & Sendable {
     let notifier: PostgresNotifier?
     /// Lets concurrent ``save(_:)`` calls share a statement and a commit.
     let saves: PostgresSaveBatcher
+    let upgraded = Mutex(0)
+
+    /// How many rows opening the repository upgraded from an older version of the entity
+    /// (see "Migrations"); 0 when the table was already at this version.
+    public var upgradedRowCount: Int { upgraded.withLock { $0 } }
 
     /// Connects with a libpq connection string, and creates the table if it is missing or
     /// checks it if present.
