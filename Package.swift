@@ -92,6 +92,14 @@ let package = Package(
             dependencies: ["Repositories", "RepositoriesHTTP", "RepositoriesSQLite", "ExampleSupport"],
             path: "Examples/SyncServer"
         ),
+        // Not from an article: a small service, two instances on one PostgreSQL table it
+        // starts itself (with the tests' private server): coherent caches, an atomic stock
+        // decrement, a rolling v1 → v2 migration. `--postgres URL` uses a real server.
+        .executableTarget(
+            name: "Inventory",
+            dependencies: ["Repositories", "RepositoriesPostgres", "RepositoriesTestSupport"],
+            path: "Examples/Inventory"
+        ),
         // Test support shared by the test targets and the crash fixture: entities with
         // String and UUID IDs, temporary directories, the child-process driver.
         .target(
@@ -190,6 +198,10 @@ let package = Package(
                 "SharedList", "ExampleSupport", "Repositories", "RepositoriesTesting",
                 "RepositoriesTestSupport",
             ]
+        ),
+        .testTarget(
+            name: "InventoryTests",
+            dependencies: ["Inventory", "Repositories", "RepositoriesTestSupport"]
         ),
         .testTarget(
             name: "SyncServerTests",
