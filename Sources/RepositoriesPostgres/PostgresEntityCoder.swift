@@ -55,8 +55,9 @@ where Entity.ID: Codable & Sendable {
             throw RepositoryError(
                 .encodingFailed,
                 reason: "\(Entity.self) cannot be stored in \(location): at \(found.path), \(found.problem)",
-                recovery:
-                    "Replace the value before saving (nil, a sentinel, or a string without U+0000); nothing was written",
+                recovery: found.problem.contains("U+0000")
+                    ? "Remove U+0000 from the string before saving; nothing was written"
+                    : "Replace the NaN before saving (with nil or a number); nothing was written",
                 id: id, location: location)
         }
         return (key, body)
