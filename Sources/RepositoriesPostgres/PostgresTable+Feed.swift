@@ -51,19 +51,21 @@ extension PostgresTable {
         """
         BEGIN;
         SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
-        CREATE TABLE IF NOT EXISTS \(quotedFeed) (origin uuid NOT NULL, pruned_through xid8 NOT NULL);
-        ALTER TABLE \(quotedFeed) ADD COLUMN IF NOT EXISTS schema_version integer NOT NULL DEFAULT 1;
+        \(ifMissing(quotedFeed, "CREATE TABLE \(quotedFeed) (origin uuid NOT NULL, pruned_through xid8 NOT NULL)"))
+        \(addColumnIfMissing(to: quotedFeed, "schema_version integer NOT NULL DEFAULT 1"))
         INSERT INTO \(quotedFeed) (origin, pruned_through)
             SELECT gen_random_uuid(), '0' WHERE NOT EXISTS (SELECT 1 FROM \(quotedFeed));
-        CREATE TABLE IF NOT EXISTS \(quotedLog) (
-            id \(keyType) PRIMARY KEY,
-            xid xid8 NOT NULL,
-            change bigint GENERATED ALWAYS AS IDENTITY,
-            deleted boolean NOT NULL,
-            at timestamptz NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS "\(logName)_xid" ON \(quotedLog) (xid, change);
-        CREATE INDEX IF NOT EXISTS "\(logName)_at" ON \(quotedLog) (at) WHERE deleted;
+        \(ifMissing(quotedLog, """
+            CREATE TABLE \(quotedLog) (
+                id \(keyType) PRIMARY KEY,
+                xid xid8 NOT NULL,
+                change bigint GENERATED ALWAYS AS IDENTITY,
+                deleted boolean NOT NULL,
+                at timestamptz NOT NULL
+            )
+            """))
+        \(ifMissing("\"\(logName)_xid\"", "CREATE INDEX \"\(logName)_xid\" ON \(quotedLog) (xid, change)"))
+        \(ifMissing("\"\(logName)_at\"", "CREATE INDEX \"\(logName)_at\" ON \(quotedLog) (at) WHERE deleted"))
         INSERT INTO \(quotedLog) (id, xid, deleted, at)
             SELECT e.id, pg_current_xact_id(), false, now() FROM \(quotedName) e
             WHERE NOT EXISTS (SELECT 1 FROM \(quotedLog) l WHERE l.id = e.id) ORDER BY e.seq

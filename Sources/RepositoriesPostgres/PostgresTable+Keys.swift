@@ -28,10 +28,12 @@ extension PostgresTable {
         """
         BEGIN;
         SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
-        CREATE TABLE IF NOT EXISTS \(quotedKeys) (
-            key text COLLATE "C" PRIMARY KEY, fingerprint text NOT NULL, outcome text NOT NULL, body bytea,
-            at timestamptz NOT NULL);
-        CREATE INDEX IF NOT EXISTS "\(keysName)_at" ON \(quotedKeys) (at);
+        \(ifMissing(quotedKeys, """
+            CREATE TABLE \(quotedKeys) (
+                key text COLLATE "C" PRIMARY KEY, fingerprint text NOT NULL, outcome text NOT NULL, body bytea,
+                at timestamptz NOT NULL)
+            """))
+        \(ifMissing("\"\(keysName)_at\"", "CREATE INDEX \"\(keysName)_at\" ON \(quotedKeys) (at)"))
         COMMIT;
         """
     }

@@ -72,6 +72,34 @@ struct PostgresTable: Sendable {
     }
 
     var quotedName: String { "\"\(name)\"" }
+
+    /// Runs `ddl` only when the relation `quotedRelation` (a table or an index) is missing.
+    /// `CREATE … IF NOT EXISTS` would still demand the right to create in the schema, or to
+    /// own the table, and a service's user often may only read and write the tables.
+    func ifMissing(_ quotedRelation: String, _ ddl: String) -> String {
+        """
+        DO $$ BEGIN
+            IF to_regclass(\(literal(quotedRelation))) IS NULL THEN
+                \(ddl);
+            END IF;
+        END $$;
+        """
+    }
+
+    /// Adds `definition`'s column to `table` only when it is missing: `ALTER TABLE … ADD
+    /// COLUMN IF NOT EXISTS` would still demand that the user own the table, and a service's
+    /// user often only reads and writes it.
+    func addColumnIfMissing(to table: String, _ definition: String) -> String {
+        let column = String(definition.prefix { $0 != " " })
+        return """
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(\(literal(table)))
+                               AND attname = \(literal(column)) AND NOT attisdropped) THEN
+                    ALTER TABLE \(table) ADD COLUMN \(definition);
+                END IF;
+            END $$;
+            """
+    }
     /// The LISTEN/NOTIFY channel of the table's changes.
     var channel: String { "\(name)_changes" }
     var keyType: String { integerKeys ? "bigint" : "text COLLATE \"C\"" }
@@ -89,13 +117,15 @@ struct PostgresTable: Sendable {
         """
         BEGIN;
         SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
-        CREATE TABLE IF NOT EXISTS \(quotedName) (
-            seq bigint GENERATED ALWAYS AS IDENTITY,
-            id \(keyType) PRIMARY KEY,
-            body \(storage.columnType) NOT NULL,
-            version bigint NOT NULL,
-            schema_version integer NOT NULL DEFAULT 1
-        );
+        \(ifMissing(quotedName, """
+            CREATE TABLE \(quotedName) (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                id \(keyType) PRIMARY KEY,
+                body \(storage.columnType) NOT NULL,
+                version bigint NOT NULL,
+                schema_version integer NOT NULL DEFAULT 1
+            )
+            """))
         COMMIT;
         """
     }
@@ -110,8 +140,8 @@ struct PostgresTable: Sendable {
         """
         BEGIN;
         SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
-        ALTER TABLE \(quotedName) ADD COLUMN IF NOT EXISTS schema_version integer NOT NULL DEFAULT 1;
-        CREATE INDEX IF NOT EXISTS "\(name)_seq" ON \(quotedName) (seq);
+        \(addColumnIfMissing(to: quotedName, "schema_version integer NOT NULL DEFAULT 1"))
+        \(ifMissing("\"\(name)_seq\"", "CREATE INDEX \"\(name)_seq\" ON \(quotedName) (seq)"))
         COMMIT;
         """
     }

@@ -266,3 +266,39 @@ import Testing
         try await PostgresStores.drop(table)
     }
 }
+
+/// A service often connects as a user that may only read and write its tables, while another
+/// (the owner) creates them: opening, every kind of write, the feed and an upgrade of the rows
+/// need no more.
+@Suite struct PostgresPrivilegeTests {
+    @Test func aUserThatMayOnlyReadAndWriteTheTablesOpensAndWrites() async throws {
+        let server = try await PostgresTestServer.shared()
+        let table = PostgresStores.tableName("clerk")
+        let role = "clerk_\(table.suffix(8))"
+        let owner = try await PostgresMigrationTests.open(StockItems.V1.self, table)
+        try await owner.save(StockItems.V1.make(1))
+        await owner.close()
+        try await server.psql(
+            """
+            CREATE ROLE \(role) LOGIN PASSWORD 'clerk-password';
+            GRANT SELECT, INSERT, UPDATE, DELETE ON "\(table)", "\(table)_log", "\(table)_feed", "\(table)_keys" TO \(role);
+            GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role);
+            """)
+        let connection = server.connectionString.replacingOccurrences(
+            of: "user=\(server.user) password=\(server.password)",
+            with: "user=\(role) password=clerk-password")
+        try #require(connection != server.connectionString, "the test names its own user")
+        let clerk = try await PostgresRepository<StockItems.V2>(
+            connectionString: connection, options: PostgresOptions(tableName: table),
+            migrations: StockItems.migrations())
+        #expect(clerk.upgradedRowCount == 1)
+        try await clerk.save(StockItems.V2(upgrading: .make(2)))
+        try await clerk.update(id: StockItems.V1.make(1).id) { $0.stock += 1 }
+        try await clerk.delete(id: StockItems.V1.make(2).id)
+        let page = try await clerk.changes(since: nil, limit: 10)
+        #expect(page.saved.map(\.id) == [StockItems.V1.make(1).id])
+        await clerk.close()
+        try await PostgresStores.drop(table)
+        try await server.psql("DROP OWNED BY \(role); DROP ROLE \(role)")
+    }
+}
