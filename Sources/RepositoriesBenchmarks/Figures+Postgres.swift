@@ -107,10 +107,7 @@ final class RawPostgres: @unchecked Sendable {
     private let connection: OpaquePointer
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(InternetDate.format(date, fraction: .fixedNanoseconds) ?? "")
-        }
+        encoder.dateEncodingStrategy = InternetDate.encodingStrategy(.fixedNanoseconds)
         return encoder
     }()
 

@@ -95,21 +95,7 @@ extension HTTPRepository {
         /// the next read could not take it back.
         @Sendable public static func iso8601Encoder() -> JSONEncoder {
             let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                guard let text = InternetDate.format(date) else {
-                    // The seconds, not the date: describing a non-finite Date traps, and
-                    // every log of this error describes its value.
-                    throw EncodingError.invalidValue(
-                        date.timeIntervalSince1970,
-                        EncodingError.Context(
-                            codingPath: encoder.codingPath,
-                            debugDescription:
-                                "the date \(date.timeIntervalSince1970) seconds after 1970 cannot be written as "
-                                + "RFC 3339, whose years run from 0000 to 9999"))
-                }
-                var container = encoder.singleValueContainer()
-                try container.encode(text)
-            }
+            encoder.dateEncodingStrategy = InternetDate.encodingStrategy(.microseconds)
             return encoder
         }
 
@@ -118,15 +104,7 @@ extension HTTPRepository {
         /// UTC): the default.
         @Sendable public static func iso8601Decoder() -> JSONDecoder {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom { decoder in
-                let container = try decoder.singleValueContainer()
-                let text = try container.decode(String.self)
-                guard let date = InternetDate.parse(text) else {
-                    throw DecodingError.dataCorruptedError(
-                        in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
-                }
-                return date
-            }
+            decoder.dateDecodingStrategy = InternetDate.decodingStrategy
             return decoder
         }
 

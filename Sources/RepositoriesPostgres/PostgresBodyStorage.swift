@@ -52,19 +52,7 @@ enum PostgresBodyStorage: Sendable, Equatable {
     /// sort as text in time order and read back to the same `Date`.
     func defaultEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        if self == .jsonb {
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                guard let text = InternetDate.format(date, fraction: .fixedNanoseconds) else {
-                    throw EncodingError.invalidValue(
-                        date,
-                        EncodingError.Context(
-                            codingPath: encoder.codingPath,
-                            debugDescription: "\(date) is outside the years 0000 to 9999 ISO 8601 can write"))
-                }
-                var container = encoder.singleValueContainer()
-                try container.encode(text)
-            }
-        }
+        if self == .jsonb { encoder.dateEncodingStrategy = InternetDate.encodingStrategy(.fixedNanoseconds) }
         return encoder
     }
 
@@ -72,17 +60,7 @@ enum PostgresBodyStorage: Sendable, Equatable {
     /// dates, with any fraction and any zone offset, as SQL may have written them.
     func defaultDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        if self == .jsonb {
-            decoder.dateDecodingStrategy = .custom { decoder in
-                let container = try decoder.singleValueContainer()
-                let text = try container.decode(String.self)
-                guard let date = InternetDate.parse(text) else {
-                    throw DecodingError.dataCorruptedError(
-                        in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
-                }
-                return date
-            }
-        }
+        if self == .jsonb { decoder.dateDecodingStrategy = InternetDate.decodingStrategy }
         return decoder
     }
 }

@@ -189,6 +189,16 @@ import Testing
         #expect(
             try await server.psql("SELECT body->>'shelf' FROM \"\(table)\" WHERE (body->>'stock')::int = 3")
                 == "C")
+        // A date ISO 8601 cannot write is refused at save, and nothing is written.
+        for seconds in [Double.infinity, 1e12] {
+            await #expect(throws: RepositoryError.self) {
+                try await store.save(
+                    V2(
+                        id: "far", name: "x", stock: 0, shelf: "",
+                        counted: Date(timeIntervalSince1970: seconds)))
+            }
+        }
+        #expect(try await store.fetch(id: "far") == nil)
         await store.close()
         try await PostgresStores.drop(table)
     }
