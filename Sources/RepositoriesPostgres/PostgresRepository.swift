@@ -72,7 +72,8 @@ import Synchronization
 ///
 /// Every operation is one prepared statement, so one round trip and one transaction:
 /// ``save(contentsOf:)`` and ``delete(ids:)`` send their IDs and bodies as arrays, and are
-/// all or nothing; ``fetch(ids:)`` is one `WHERE id = ANY($1)`; ``count()`` one `count(*)`.
+/// all or nothing; saves made at once from several tasks may share one such statement (see
+/// ``save(_:)``); ``fetch(ids:)`` is one `WHERE id = ANY($1)`; ``count()`` one `count(*)`.
 /// Once a write returns, PostgreSQL has committed it, with the durability the server is
 /// configured for (`synchronous_commit`); a client killed at any moment leaves each write
 /// whole or absent.
@@ -86,9 +87,10 @@ import Synchronization
 /// server restarted, the backend was terminated) is sent once more on a new connection when
 /// it is a read or an idempotent write (an upsert, a delete by ID), which the retry cannot
 /// change; at most a replaced row's `version` counts it twice. A conditional write
-/// (``save(_:ifMatch:)``, ``saveIfAbsent(_:)``, ``delete(id:ifMatch:)``) is not: the row is
-/// read first, and the write counts as done when the row holds it. When the new connection
-/// fails too, the call throws `unavailable`.
+/// (``save(_:ifMatch:)``, ``saveIfAbsent(_:)``, ``delete(id:ifMatch:)``) and `update(id:_:)`
+/// are not sent again blindly: each runs in a transaction whose ID it reads first, and after a
+/// lost connection PostgreSQL says whether that transaction committed (`pg_xact_status`).
+/// When the new connection fails too, the call throws `unavailable`.
 ///
 /// ## Versions and lost updates
 ///
@@ -107,10 +109,15 @@ import Synchronization
 ///
 /// ## Changes made elsewhere
 ///
-/// Every write statement notifies the channel `<table>_changes` with the IDs it changed.
-/// ``changes()`` turns those notifications into an `AsyncSequence` of ``PostgresChange``,
-/// and ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)`` puts a cache in front of
-/// the repository that drops what any other connection changed.
+/// Once a write has committed, the repository notifies the channel `<table>_changes` with the
+/// IDs it changed, from a connection of its own that gathers the commits of a few
+/// milliseconds into one notification, so notifying never serialises the writes
+/// (``PostgresOptions/notifiesChanges`` turns it off). ``changes()`` turns those
+/// notifications into an `AsyncSequence` of ``PostgresChange``, and
+/// ``cachedCoherently(in:timeToLive:onTierFailure:onChange:)`` puts a cache in front of the
+/// repository that drops what any other connection changed. A writer killed between its
+/// commit and its notification sends none; the caches then drop the entity when their time
+/// to live ends.
 ///
 /// ## Change feed
 ///
