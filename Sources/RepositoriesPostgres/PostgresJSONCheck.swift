@@ -9,9 +9,16 @@ enum PostgresJSONCheck {
     /// string holding U+0000, as a field path (`items[2].price`) and what is wrong; `nil`
     /// when there is none.
     static func problem(in json: [UInt8], allowsNUL: Bool) -> (path: String, problem: String)? {
+        // Every save comes here: a search without allocations first, and the walk that names
+        // the field only when the JSON holds `NaN` or `\u0000` somewhere (perhaps inside a
+        // string, where they are harmless text).
+        guard json.contains(sequence: nan) || (!allowsNUL && json.contains(sequence: nul)) else { return nil }
         var scanner = Scanner(bytes: json, allowsNUL: allowsNUL)
         return scanner.value(path: [])
     }
+
+    private static let nan = Array("NaN".utf8)
+    private static let nul = Array("\\u0000".utf8)
 
     private enum Step {
         case key(String)
@@ -134,5 +141,19 @@ enum PostgresJSONCheck {
             index += 1
             return (String(decoding: text, as: UTF8.self), nul)
         }
+    }
+}
+
+extension [UInt8] {
+    /// Whether `sequence` occurs in the array.
+    fileprivate func contains(sequence: [UInt8]) -> Bool {
+        guard let first = sequence.first, sequence.count <= count else { return false }
+        var start = startIndex
+        while let found = self[start...].firstIndex(of: first) {
+            if found + sequence.count > endIndex { return false }
+            if self[found..<(found + sequence.count)].elementsEqual(sequence) { return true }
+            start = found + 1
+        }
+        return false
     }
 }

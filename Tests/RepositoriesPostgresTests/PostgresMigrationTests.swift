@@ -224,6 +224,11 @@ import Testing
             }
         }
         #expect(try await store.count() == 0, "nothing of any refused call was written")
+        // The same words as text are no problem.
+        let wordy = Priced(id: "text", price: 1, weight: 1, tags: ["NaN", "\\u0000", "a\\b"])
+        try await store.save(wordy)
+        #expect(try await store.fetch(id: "text") == wordy)
+        try await store.delete(id: "text")
         await store.close()
         try await PostgresStores.drop(table)
 
