@@ -21,15 +21,7 @@ extension PostgresRepository {
             let (key, body) = try encode(entity)
             if bodies.updateValue(body, forKey: key) == nil { order.append(key) }
         }
-        guard !order.isEmpty else { return }
-        let keys = PostgresParameter(keys: order, integer: table.integerKeys)
-        let values = PostgresParameter(
-            array: order.map { bodies[$0] ?? [] }, elementType: PostgresParameter.bytea)
-        let (statement, table) = (table.upsertMany, table)
-        let changed = try await runner.perform { connection in
-            table.changedKeys(in: try connection.execute(statement, [keys, values]))
-        }
-        runner.announce(changed)
+        try await runner.upsert(order.map { ($0, bodies[$0] ?? []) }, into: table)
     }
 
     /// Returns the entities stored under `ids`, in the order of `ids`, skipping absent and

@@ -223,6 +223,8 @@ where Entity.ID: Codable & Sendable {
     /// Sends the notifications of this repository's writes; `nil` when
     /// ``PostgresOptions/notifiesChanges`` is false.
     let notifier: PostgresNotifier?
+    /// The pool as a statement runner, announcing through ``notifier``.
+    let poolRunner: PostgresPoolRunner
     /// Lets concurrent ``save(_:)`` calls share a statement and a commit.
     let saves: PostgresSaveBatcher
     let upgraded = Mutex(0)
@@ -311,9 +313,9 @@ where Entity.ID: Codable & Sendable {
         let notifier =
             options.notifiesChanges ? PostgresNotifier(target: target, table: table, backends: backends) : nil
         self.notifier = notifier
-        self.saves = PostgresSaveBatcher(
-            pool: pool, table: table, location: location, notifier: notifier,
-            limit: (options.poolSize + 1) / 2)
+        let poolRunner = PostgresPoolRunner(pool: pool, location: location, notifier: notifier)
+        self.poolRunner = poolRunner
+        self.saves = PostgresSaveBatcher(runner: poolRunner, table: table, limit: (options.poolSize + 1) / 2)
     }
 
     deinit {
@@ -330,15 +332,6 @@ where Entity.ID: Codable & Sendable {
     }
 
     // MARK: Running statements
-
-    /// Runs `body` on a pooled connection, once more on a new connection if the first was
-    /// lost, and maps failures to `RepositoryError`.
-    func perform<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result)
-        async throws
-        -> Result
-    {
-        try await pool.perform(location: location, body)
-    }
 
     // MARK: Reading
 
@@ -429,13 +422,7 @@ where Entity.ID: Codable & Sendable {
 
     func save(_ entity: Entity, on runner: some PostgresStatementRunner) async throws {
         let (key, body) = try encode(entity)
-        let (statement, table) = (table.upsert, table)
-        let changed = try await runner.perform { connection in
-            table.changedKeys(
-                in: try connection.execute(
-                    statement, [PostgresParameter(key), PostgresParameter(bytes: body)]))
-        }
-        runner.announce(changed)
+        try await runner.upsert([(key, body)], into: table)
     }
 
     /// Removes the entity stored under `id`; removing an absent ID succeeds.

@@ -18,10 +18,8 @@ import Synchronization
 final class PostgresSaveBatcher: Sendable {
     /// The most statements of saves on their way at once.
     let limit: Int
-    private let pool: PostgresPool
+    private let runner: PostgresPoolRunner
     private let table: PostgresTable
-    private let location: String
-    private let notifier: PostgresNotifier?
     private let state = Mutex(State())
 
     /// The most saves one statement carries.
@@ -38,12 +36,9 @@ final class PostgresSaveBatcher: Sendable {
         var sending = 0
     }
 
-    init(pool: PostgresPool, table: PostgresTable, location: String, notifier: PostgresNotifier?, limit: Int)
-    {
-        self.pool = pool
+    init(runner: PostgresPoolRunner, table: PostgresTable, limit: Int) {
+        self.runner = runner
         self.table = table
-        self.location = location
-        self.notifier = notifier
         self.limit = max(1, limit)
     }
 
@@ -132,20 +127,6 @@ final class PostgresSaveBatcher: Sendable {
     }
 
     private func send(_ batch: [(key: PostgresKey, body: [UInt8])]) async throws {
-        let table = self.table
-        let changed: [PostgresKey]
-        if batch.count == 1 {
-            let parameters = [PostgresParameter(batch[0].key), PostgresParameter(bytes: batch[0].body)]
-            changed = try await pool.perform(location: location) { connection in
-                table.changedKeys(in: try connection.execute(table.upsert, parameters))
-            }
-        } else {
-            let keys = PostgresParameter(keys: batch.map(\.key), integer: table.integerKeys)
-            let bodies = PostgresParameter(array: batch.map(\.body), elementType: PostgresParameter.bytea)
-            changed = try await pool.perform(location: location) { connection in
-                table.changedKeys(in: try connection.execute(table.upsertMany, [keys, bodies]))
-            }
-        }
-        notifier?.announce(changed)
+        try await runner.upsert(batch, into: table)
     }
 }

@@ -16,12 +16,66 @@ protocol PostgresStatementRunner: Sendable {
     func announceEverything()
 }
 
-extension PostgresRepository: PostgresStatementRunner {
+extension PostgresStatementRunner {
+    /// Inserts or replaces `rows` (distinct keys, each with its body) in `table`, in one
+    /// statement: the one-row upsert for one row, the multi-row one in the rows' order for
+    /// more; then announces the IDs it changed.
+    func upsert(_ rows: [(key: PostgresKey, body: [UInt8])], into table: PostgresTable) async throws {
+        guard !rows.isEmpty else { return }
+        let changed: [PostgresKey]
+        if rows.count == 1 {
+            let parameters = [PostgresParameter(rows[0].key), PostgresParameter(bytes: rows[0].body)]
+            changed = try await perform { connection in
+                table.changedKeys(in: try connection.execute(table.upsert, parameters))
+            }
+        } else {
+            let keys = PostgresParameter(keys: rows.map(\.key), integer: table.integerKeys)
+            let bodies = PostgresParameter(array: rows.map(\.body), elementType: PostgresParameter.bytea)
+            changed = try await perform { connection in
+                table.changedKeys(in: try connection.execute(table.upsertMany, [keys, bodies]))
+            }
+        }
+        announce(changed)
+    }
+}
+
+/// A repository's pool as a statement runner: statements commit by themselves, a read or an
+/// idempotent write is sent once more after a lost connection, and what they changed is
+/// announced at once. The repository runs through it, and so does ``PostgresSaveBatcher``,
+/// which holds no repository.
+struct PostgresPoolRunner: PostgresStatementRunner {
+    let pool: PostgresPool
+    let location: String
+    /// `nil` when ``PostgresOptions/notifiesChanges`` is false.
+    let notifier: PostgresNotifier?
+
+    func perform<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result)
+        async throws -> Result
+    {
+        try await pool.perform(location: location, body)
+    }
+
     func announce(_ keys: [PostgresKey]) {
         notifier?.announce(keys)
     }
 
     func announceEverything() {
         notifier?.announceEverything()
+    }
+}
+
+extension PostgresRepository: PostgresStatementRunner {
+    func perform<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> Result)
+        async throws -> Result
+    {
+        try await poolRunner.perform(body)
+    }
+
+    func announce(_ keys: [PostgresKey]) {
+        poolRunner.announce(keys)
+    }
+
+    func announceEverything() {
+        poolRunner.announceEverything()
     }
 }
