@@ -185,17 +185,22 @@ final class PostgresConnection: @unchecked Sendable {
             _ = try check(prepared, sql: statement.sql)
             preparedNames.insert(statement.name)
         }
-        let buffers = parameters.map { parameter in
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(parameter.bytes.count, 1))
-            parameter.bytes.withUnsafeBytes { bytes in
-                UnsafeMutableRawPointer(buffer).copyMemory(
-                    from: bytes.baseAddress ?? UnsafeRawPointer(buffer), byteCount: bytes.count)
-            }
-            return buffer
-        }
-        defer { for buffer in buffers { buffer.deallocate() } }
-        let values: [UnsafePointer<CChar>?] = buffers.map { UnsafePointer($0) }
+        // One buffer holds every parameter's bytes, one after the other.
         let lengths = parameters.map { Int32($0.bytes.count) }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(Int(lengths.reduce(0, +)), 1))
+        defer { buffer.deallocate() }
+        var values: [UnsafePointer<CChar>?] = []
+        values.reserveCapacity(parameters.count)
+        var offset = 0
+        for parameter in parameters {
+            let start = buffer + offset
+            parameter.bytes.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count)
+            }
+            values.append(UnsafePointer(start))
+            offset += parameter.bytes.count
+        }
         let formats = [Int32](repeating: 1, count: parameters.count)
         let result = PQexecPrepared(
             handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
@@ -231,11 +236,11 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// The result, or the error it (or the connection) reports. A lost connection is closed;
     /// a transaction left open by a failure is rolled back.
-    private func check(_ result: OpaquePointer?, sql: String) throws -> PostgresResult {
-        guard let handle else { throw lostError(sql: sql) }
+    private func check(_ result: OpaquePointer?, sql: @autoclosure () -> String) throws -> PostgresResult {
+        guard let handle else { throw lostError(sql: sql()) }
         guard let result else {
             let error = PostgresError(
-                sqlState: nil, message: Self.message(PQerrorMessage(handle)), sql: sql,
+                sqlState: nil, message: Self.message(PQerrorMessage(handle)), sql: sql(),
                 connectionLost: PQstatus(handle) != CONNECTION_OK)
             if error.connectionLost { disconnect() }
             throw error
@@ -247,7 +252,7 @@ final class PostgresConnection: @unchecked Sendable {
         let error = PostgresError(
             sqlState: Self.field(result, "C"),
             message: Self.field(result, "M") ?? Self.message(PQresultErrorMessage(result)),
-            detail: Self.field(result, "D"), hint: Self.field(result, "H"), sql: sql, connectionLost: lost)
+            detail: Self.field(result, "D"), hint: Self.field(result, "H"), sql: sql(), connectionLost: lost)
         if lost {
             disconnect()
         } else if PQtransactionStatus(handle) != PQTRANS_IDLE {

@@ -42,14 +42,13 @@ where Entity.ID: Codable & Sendable {
     /// - Throws: `encodingFailed` naming the ID and the field when the encoder fails, or the
     ///   JSON holds what PostgreSQL could not keep or read back (``PostgresJSONCheck``).
     func encode(_ entity: Entity) throws -> (PostgresKey, [UInt8]) {
-        let id = String(describing: entity.id)
         let key: PostgresKey
         let body: [UInt8]
         do {
             key = try PostgresKey(entity.id)
             body = Array(try encoder.encode(entity))
         } catch {
-            throw RepositoryError.encodingFailed(id: id, underlying: error)
+            throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
         }
         if let found = PostgresJSONCheck.problem(in: body, allowsNUL: storage == .bytea) {
             throw RepositoryError(
@@ -58,7 +57,7 @@ where Entity.ID: Codable & Sendable {
                 recovery: found.problem.contains("U+0000")
                     ? "Remove U+0000 from the string before saving; nothing was written"
                     : "Replace the NaN before saving (with nil or a number); nothing was written",
-                id: id, location: location)
+                id: String(describing: entity.id), location: location)
         }
         return (key, body)
     }

@@ -53,6 +53,9 @@ final class PostgresPool: Sendable {
         return try await body(connections[index])
     }
 
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { state.withLock(\.closed) }
+
     private func acquire() async throws -> Int {
         let ticket: UInt64
         let immediate: Result<Int, any Error>? = state.withLock { state in
@@ -131,13 +134,36 @@ extension PostgresPool {
             do {
                 return try await run(body)
             } catch let error as PostgresError {
-                // A lost connection, or a stray cancel request that hit the statement after the
-                // one it was meant for: the statement is idempotent, so it is sent again.
-                let lost = error.connectionLost && !error.failedToConnect
-                let strayCancel = error.sqlState == PostgresError.queryCanceled && !Task.isCancelled
-                if attempts < 2, lost || strayCancel { continue }
+                if Self.sendsAgain(after: error, attempts: attempts, cancelled: Task.isCancelled) { continue }
                 throw error.repositoryError(location: location)
             }
         }
+    }
+
+    /// Runs `body` on `connection`, a connection already held, from its queue: once more if the
+    /// connection was lost, as ``perform(location:_:)`` does, and maps failures to
+    /// `RepositoryError` on `location`. Nothing cancels it.
+    static func perform<Result>(
+        on connection: PostgresConnection, location: String, _ body: (PostgresConnection) throws -> Result
+    ) throws -> Result {
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                return try body(connection)
+            } catch let error as PostgresError {
+                if sendsAgain(after: error, attempts: attempts, cancelled: false) { continue }
+                throw error.repositoryError(location: location)
+            }
+        }
+    }
+
+    /// Whether an idempotent statement that failed with `error` on its `attempts`th try is sent
+    /// again: once, after a lost connection, or after a stray cancel request that hit the
+    /// statement after the one it was meant for (when the caller was not `cancelled`).
+    private static func sendsAgain(after error: PostgresError, attempts: Int, cancelled: Bool) -> Bool {
+        let lost = error.connectionLost && !error.failedToConnect
+        let strayCancel = error.sqlState == PostgresError.queryCanceled && !cancelled
+        return attempts < 2 && (lost || strayCancel)
     }
 }

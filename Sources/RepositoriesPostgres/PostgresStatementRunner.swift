@@ -1,3 +1,5 @@
+import Repositories
+
 /// Where a repository's statement runs: its pool (``PostgresRepository``, which sends a read
 /// or an idempotent write again on a new connection when its connection was lost), or the one
 /// connection of a transaction (``PostgresTransaction``, which sends nothing again).
@@ -22,18 +24,9 @@ extension PostgresStatementRunner {
     /// more; then announces the IDs it changed.
     func upsert(_ rows: [(key: PostgresKey, body: [UInt8])], into table: PostgresTable) async throws {
         guard !rows.isEmpty else { return }
-        let changed: [PostgresKey]
-        if rows.count == 1 {
-            let parameters = [PostgresParameter(rows[0].key), PostgresParameter(bytes: rows[0].body)]
-            changed = try await perform { connection in
-                table.changedKeys(in: try connection.execute(table.upsert, parameters))
-            }
-        } else {
-            let keys = PostgresParameter(keys: rows.map(\.key), integer: table.integerKeys)
-            let bodies = PostgresParameter(array: rows.map(\.body), elementType: PostgresParameter.bytea)
-            changed = try await perform { connection in
-                table.changedKeys(in: try connection.execute(table.upsertMany, [keys, bodies]))
-            }
+        let (statement, parameters) = table.upsertStatement(for: rows)
+        let changed = try await perform { connection in
+            table.changedKeys(in: try connection.execute(statement, parameters))
         }
         announce(changed)
     }
@@ -61,6 +54,24 @@ struct PostgresPoolRunner: PostgresStatementRunner {
 
     func announceEverything() {
         notifier?.announceEverything()
+    }
+
+    /// ``PostgresStatementRunner/upsert(_:into:)`` on `connection`, a connection of the pool
+    /// already held, from its queue: for ``PostgresSaveBatcher``, which sends statement after
+    /// statement there without a hop back to a task between them.
+    ///
+    /// - Throws: `RepositoryError` `closed` once the pool is closed.
+    func upsert(
+        _ rows: [(key: PostgresKey, body: [UInt8])], into table: PostgresTable,
+        on connection: PostgresConnection
+    ) throws {
+        guard !rows.isEmpty else { return }
+        guard !pool.isClosed else { throw RepositoryError.closed(location: location) }
+        let (statement, parameters) = table.upsertStatement(for: rows)
+        let changed = try PostgresPool.perform(on: connection, location: location) { connection in
+            table.changedKeys(in: try connection.execute(statement, parameters))
+        }
+        announce(changed)
     }
 }
 

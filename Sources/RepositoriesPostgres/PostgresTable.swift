@@ -148,8 +148,12 @@ struct PostgresTable: Sendable {
 
     // MARK: Statements
 
-    func statement(_ name: String, _ sql: String, _ types: [UInt32]) -> PostgresStatement {
-        PostgresStatement(name: "repositories_\(name)", sql: sql, parameterTypes: types)
+    /// The statement `name` (prefixed, so it cannot clash with a user's); `sql` is built only
+    /// when the statement is prepared or named in an error.
+    func statement(
+        _ name: String, _ sql: @autoclosure @escaping @Sendable () -> String, _ types: [UInt32]
+    ) -> PostgresStatement {
+        PostgresStatement(name: "repositories_\(name)", sql: sql(), parameterTypes: types)
     }
 
     /// Answers the IDs in `w` (a CTE of the changed rows' `id`), one row each: none when no
@@ -220,6 +224,19 @@ struct PostgresTable: Sendable {
             \(logChanges(deleted: false)) \(changedIDs)
             """,
             [keyOID, PostgresParameter.bytea])
+    }
+
+    /// The statement that inserts or replaces `rows` (distinct keys, each with its body), and
+    /// its parameters: ``upsert`` for one row, ``upsertMany`` in the rows' order for more.
+    func upsertStatement(for rows: [(key: PostgresKey, body: [UInt8])]) -> (
+        PostgresStatement, [PostgresParameter]
+    ) {
+        if rows.count == 1 {
+            return (upsert, [PostgresParameter(rows[0].key), PostgresParameter(bytes: rows[0].body)])
+        }
+        let keys = PostgresParameter(keys: rows.map(\.key), integer: integerKeys)
+        let bodies = PostgresParameter(array: rows.map(\.body), elementType: PostgresParameter.bytea)
+        return (upsertMany, [keys, bodies])
     }
 
     /// Inserts the rows in the arrays' order, so new IDs get `seq`s in that order.

@@ -72,4 +72,103 @@ import Testing
         }
         await store.close()
     }
+
+    /// Saves that share statements (``PostgresRepository/save(_:)`` from many tasks) while the
+    /// server terminates the connections carrying them: each save that returned is stored, each
+    /// that failed says `unavailable`, and none is lost in a statement that was sent again.
+    @Test func concurrentSavesKeepTheirOutcomesWhileConnectionsAreTerminated() async throws {
+        let server = try await PostgresTestServer.shared()
+        let application = PostgresStores.tableName("sharing")
+        let table = PostgresStores.tableName()
+        let store = try await PostgresRepository<ConformanceEntity>(
+            connectionString: server.connectionString + " application_name=\(application)",
+            options: PostgresOptions(tableName: table, poolSize: 4))
+        let terminate =
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'"
+        let writers = 16
+        let each = 40
+        let saving = (0..<writers).map { writer in
+            Task { () -> [(Int, Result<Void, any Error>)] in
+                var outcomes: [(Int, Result<Void, any Error>)] = []
+                for index in (writer * each)..<((writer + 1) * each) {
+                    let outcome: Result<Void, any Error>
+                    do {
+                        try await store.save(.makeWithoutNUL(index: index, revision: 1))
+                        outcome = .success(())
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    outcomes.append((index, outcome))
+                }
+                return outcomes
+            }
+        }
+        for _ in 0..<4 {
+            try await Task.sleep(for: .milliseconds(20))
+            try await server.psql(terminate)
+        }
+        var stored = 0
+        for task in saving {
+            for (index, outcome) in await task.value {
+                switch outcome {
+                case .success:
+                    stored += 1
+                    #expect(
+                        try await store.fetch(id: index)?.revision == 1, "ID \(index) returned, not stored")
+                case .failure(let error):
+                    #expect((error as? RepositoryError)?.code == .unavailable, "ID \(index): \(error)")
+                }
+            }
+        }
+        #expect(stored > 0)
+        #expect(try await store.count() >= stored)
+        await store.close()
+    }
+
+    /// Closing the repository while many saves wait for a shared statement ends every one of
+    /// them, and every save after it: each returns (and is stored) or throws `closed`; none is
+    /// left waiting.
+    @Test(.timeLimit(.minutes(1))) func closingWhileSavesWaitEndsEveryOne() async throws {
+        let server = try await PostgresTestServer.shared()
+        let table = PostgresStores.tableName()
+        let store = try await PostgresRepository<ConformanceEntity>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: table, poolSize: 2)
+        )
+        let saving = (0..<32).map { writer in
+            Task { () -> (saved: [Int], errors: [any Error]) in
+                var saved: [Int] = []
+                var errors: [any Error] = []
+                for index in (writer * 300)..<((writer + 1) * 300) {
+                    do {
+                        try await store.save(.makeWithoutNUL(index: index, revision: 1))
+                        saved.append(index)
+                    } catch {
+                        errors.append(error)
+                    }
+                }
+                return (saved, errors)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        await store.close()
+        let reopened = try await PostgresRepository<ConformanceEntity>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: table))
+        var savedCount = 0
+        var failedCount = 0
+        for task in saving {
+            let (saved, errors) = await task.value
+            savedCount += saved.count
+            failedCount += errors.count
+            for error in errors {
+                #expect((error as? RepositoryError)?.code == .closed, "\(error)")
+            }
+            if let last = saved.last {
+                #expect(try await reopened.fetch(id: last) != nil, "ID \(last) returned, not stored")
+            }
+        }
+        #expect(failedCount > 0, "the repository closed after every save")
+        #expect(savedCount > 0)
+        #expect(try await reopened.count() >= savedCount)
+        await reopened.close()
+    }
 }
