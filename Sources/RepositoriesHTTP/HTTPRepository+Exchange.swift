@@ -119,18 +119,19 @@ extension HTTPRepository {
     }
 
     /// Sends `request` through the transport, racing ``Configuration/timeout``.
+    ///
+    /// A read is abandoned when the caller's task is cancelled. A write is not, once it is on
+    /// its way: the server may apply it whatever the client does, so a write the caller is
+    /// told failed could land afterwards. It runs to its answer, or to the timeout, and the
+    /// caller hears what happened.
     private func send(_ request: URLRequest, endpoint: HTTPEndpoint, operation: String) async throws
         -> HTTPReply
     {
         let transport = self.transport
         let timeout = configuration.timeout
-        do {
-            let (body, response) = try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) {
-                group in
-                group.addTask {
-                    try Task.checkCancellation()
-                    return try await transport.send(request)
-                }
+        let exchange = { @Sendable () async throws -> (Data, HTTPURLResponse) in
+            try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
+                group.addTask { try await transport.send(request) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil
@@ -139,6 +140,14 @@ extension HTTPRepository {
                 guard let first = try await group.next(), let result = first else { throw DeadlinePassed() }
                 return result
             }
+        }
+        let method = endpoint.method.uppercased()
+        do {
+            try Task.checkCancellation()
+            // A task of its own is not cancelled with the caller's.
+            let (body, response) =
+                method == "GET" || method == "HEAD"
+                ? try await exchange() : try await Task(operation: exchange).value
             return HTTPReply(method: endpoint.method, url: endpoint.url, response: response, body: body)
         } catch {
             throw mapTransportError(error, endpoint: endpoint, operation: operation)

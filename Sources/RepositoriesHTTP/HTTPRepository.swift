@@ -36,9 +36,10 @@ import Repositories
 /// or an HTTP-date) in `retryAfter`; a body that does not decode is `decodingFailed` with
 /// an excerpt; a refused connection, an unknown host or a dropped connection is
 /// `unavailable`; a request that runs past ``Configuration/timeout`` is `timedOut`.
-/// Cancelling the calling task cancels the request in flight and throws
-/// `CancellationError`; a task cancelled before a request leaves never sends it, but a
-/// write cancelled on the wire may still have reached the server, as with a lost response.
+/// A task cancelled before a request leaves never sends it, and throws `CancellationError`.
+/// Cancelling a read on the wire stops it; a write on the wire runs to its answer (or to the
+/// timeout) and the call reports what the server did, since the server may apply it
+/// whatever the client does.
 ///
 /// ## ETags
 ///

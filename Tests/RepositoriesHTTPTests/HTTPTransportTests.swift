@@ -8,8 +8,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The transport under the repository: cancellation reaches the request on the wire, and
-/// another client can take URLSession's place.
+/// The transport under the repository: cancellation reaches a read on the wire and waits for a
+/// write's answer, and another client can take URLSession's place.
 @Suite struct HTTPTransportTests {
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
         try await withFixtureServer { server in
@@ -28,6 +28,25 @@ import Testing
             // the client would have read the body and the server would count no abort. (No
             // clock here: on a loaded machine any time limit is a flaky test.)
             try await server.wait(for: url, aborted: 1)
+        }
+    }
+
+    /// A write on the wire is not abandoned: the server may apply it whatever the client does,
+    /// so the call waits for the answer and reports it rather than `CancellationError`.
+    @Test func cancellingAWriteOnTheWireWaitsForItsAnswer() async throws {
+        try await withFixtureServer { server in
+            let url = server.newCollection()
+            let todos = HTTPRepository<Todo>(baseURL: url)
+            // The answer's body comes after 1 s, unless the client hangs up first.
+            try await server.script(url, [.slow(delay: 1)])
+            let task = Task { try await todos.save(.milk) }
+            try await server.wait(for: url, requests: 1)  // the PUT has reached the server
+            task.cancel()
+            let outcome = await task.result
+            if case .failure(let error) = outcome {
+                #expect(!(error is CancellationError), "the write was abandoned on the wire: \(error)")
+            }
+            #expect(try await server.log(url).map(\.line) == ["PUT \(url.path)/1"])
         }
     }
 
