@@ -111,7 +111,7 @@ final class PostgresSaveBatcher: Sendable {
         do {
             try runner.upsert(batch.map { ($0.key, $0.body) }, into: table, on: connection)
             for save in batch { save.continuation.resume() }
-        } catch where batch.count > 1 {
+        } catch  where batch.count > 1 {
             for save in batch {
                 do {
                     try runner.upsert([(save.key, save.body)], into: table, on: connection)

@@ -129,8 +129,15 @@ import Testing
     @Test func aCommitWhoseNotificationNeverCameIsStaleOnlyUntilTheCachesTimeToLive() async throws {
         let server = try await PostgresTestServer.shared()
         let store = try await PostgresStores.make(ConformanceEntity.self)
+        // The cache drops everything once its feed listens; the test starts after that.
+        let (listening, listened) = AsyncStream.makeStream(of: Void.self)
         let cache = store.cachedCoherently(
-            in: InMemoryRepository<Cached<ConformanceEntity>>(), timeToLive: .milliseconds(500))
+            in: InMemoryRepository<Cached<ConformanceEntity>>(), timeToLive: .milliseconds(500),
+            onChange: { change in
+                if case .everything = change { listened.yield() }
+            })
+        var changes = listening.makeAsyncIterator()
+        await changes.next()
         try await store.save(.makeWithoutNUL(index: 1, revision: 0))
         #expect(try await cache.fetch(id: 1)?.revision == 0)
         let cachedAt = ContinuousClock.now
