@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Testing)
     import Testing
 #endif
@@ -37,9 +39,44 @@ package struct CallerLocation: Sendable, CustomStringConvertible {
     package var description: String { "\(fileID):\(line)" }
 }
 
+/// A failure a checker reported inside ``capturingTestFailures(_:)``, kept instead of recorded.
+package struct CapturedTestFailure: Sendable, CustomStringConvertible {
+    /// What the checker said.
+    package var message: String
+    /// Where it reported it: the line that called the checker.
+    package var location: CallerLocation
+
+    package var description: String { "\(location): \(message)" }
+}
+
+/// The failures reported while ``capturingTestFailures(_:)`` runs, in the order they came.
+private final class TestFailureCollector: Sendable {
+    @TaskLocal static var current: TestFailureCollector?
+
+    let failures = Mutex<[CapturedTestFailure]>([])
+}
+
+/// Runs `body`, keeping every failure the package's checkers report in it (in this task and
+/// the tasks it starts) instead of recording it, and returns them in order.
+///
+/// For the package's own tests of its checkers: they expect failures, and a test that
+/// recorded them as known issues printed each one on every run. Kept here, a failure that
+/// comes as expected prints nothing, and one that stops coming fails the test's own
+/// expectations.
+package func capturingTestFailures(_ body: () async throws -> Void) async rethrows -> [CapturedTestFailure] {
+    let collector = TestFailureCollector()
+    try await TestFailureCollector.$current.withValue(collector) { try await body() }
+    return collector.failures.withLock { $0 }
+}
+
 /// Reports a test failure at `location`: as a Swift Testing issue inside a Swift Testing
-/// test, as an XCTest failure otherwise, and on standard error when neither framework runs.
+/// test, as an XCTest failure otherwise, and on standard error when neither framework runs;
+/// inside ``capturingTestFailures(_:)``, to its caller instead.
 package func reportTestFailure(_ message: String, at location: CallerLocation) {
+    if let collector = TestFailureCollector.current {
+        collector.failures.withLock { $0.append(CapturedTestFailure(message: message, location: location)) }
+        return
+    }
     #if canImport(Testing)
         if Test.current != nil {
             Issue.record(
