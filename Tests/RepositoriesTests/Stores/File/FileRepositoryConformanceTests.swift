@@ -77,16 +77,22 @@ import Testing
 /// A store file the migration area opens with each version of its fixture.
 struct FileLocation: MigrationStoreLocation {
     let fileURL: URL
+    /// Each open waits a moment for the lock. A child process another test starts at the
+    /// moment of a close holds a copy of the file's descriptor, and so its lock, until the
+    /// child runs its program (which closes it); a reopen then, in a CI run full of child
+    /// processes, was refused as `locked` once.
+    private let lockWait = Duration.seconds(5)
 
     func open<Entity: VersionedConformanceEntity>(
         migrations: Migrations<Entity>
     ) async throws -> OpenedStore<Entity> {
-        let store = try await FileRepository<Entity>(fileURL: fileURL, migrations: migrations)
+        let store = try await FileRepository<Entity>(
+            fileURL: fileURL, options: .init(lockWait: lockWait), migrations: migrations)
         return OpenedStore(store) { try await store.close() }
     }
 
     func openWithoutMigrations<Entity: VersionedConformanceEntity>() async throws -> OpenedStore<Entity> {
-        let store = try await FileRepository<Entity>(fileURL: fileURL)
+        let store = try await FileRepository<Entity>(fileURL: fileURL, options: .init(lockWait: lockWait))
         return OpenedStore(store) { try await store.close() }
     }
 
