@@ -140,7 +140,7 @@ import Testing
             await suite(.acceptsNonPositiveLimit, seed: 3).expectConformance()
         }
         #expect(reported.count == 1, "\(reported)")
-        #expect(reported.allSatisfy { $0.location.line == expectedLine && $0.location.fileID == #fileID })
+        #expect(reported.allSatisfy { $0.line == expectedLine && $0.fileID == #fileID })
         #expect(reported.first?.message.contains("ChangeFeedConformance (seed 3)") == true)
         #expect(reported.first?.message.contains("nonPositiveLimitIsRejected") == true)
     }

@@ -15,7 +15,7 @@ import XCTest
         }
         // One failure per broken law: deleting an absent ID throws, and so does delete(ids:) over one.
         #expect(reported.count == 2, "\(reported)")
-        #expect(reported.allSatisfy { $0.location.line == expectedLine && $0.location.fileID == #fileID })
+        #expect(reported.allSatisfy { $0.line == expectedLine && $0.fileID == #fileID })
         #expect(reported.allSatisfy { $0.message.contains("RepositoryConformance (seed 3)") })
         #expect(reported.contains { $0.message.contains("deleteOfAbsentIDSucceeds") })
         #expect(reported.contains { $0.message.contains("deleteIDsRemovesOnlyThose") })

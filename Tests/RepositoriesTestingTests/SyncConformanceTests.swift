@@ -175,7 +175,7 @@ func expectHostileRun(
             await suite.expectConformance()
         }
         #expect(!reported.isEmpty)
-        #expect(reported.allSatisfy { $0.location.line == expectedLine && $0.location.fileID == #fileID })
+        #expect(reported.allSatisfy { $0.line == expectedLine && $0.fileID == #fileID })
         #expect(reported.allSatisfy { $0.message.contains("SyncConformance (seed 11)") }, "\(reported)")
     }
 }

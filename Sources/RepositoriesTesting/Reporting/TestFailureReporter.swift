@@ -43,10 +43,12 @@ package struct CallerLocation: Sendable, CustomStringConvertible {
 package struct CapturedTestFailure: Sendable, CustomStringConvertible {
     /// What the checker said.
     package var message: String
-    /// Where it reported it: the line that called the checker.
-    package var location: CallerLocation
+    /// The module-qualified ID of the file it reported the failure in.
+    package var fileID: String
+    /// The line it reported the failure at: the line that called the checker.
+    package var line: Int
 
-    package var description: String { "\(location): \(message)" }
+    package var description: String { "\(fileID):\(line): \(message)" }
 }
 
 /// The failures reported while ``capturingTestFailures(_:)`` runs, in the order they came.
@@ -54,6 +56,15 @@ private final class TestFailureCollector: Sendable {
     @TaskLocal static var current: TestFailureCollector?
 
     let failures = Mutex<[CapturedTestFailure]>([])
+
+    /// Keeps the failure when ``capturingTestFailures(_:)`` runs; `false` when it does not.
+    static func keep(_ message: String, fileID: String, line: Int) -> Bool {
+        guard let collector = current else { return false }
+        collector.failures.withLock {
+            $0.append(CapturedTestFailure(message: message, fileID: fileID, line: line))
+        }
+        return true
+    }
 }
 
 /// Runs `body`, keeping every failure the package's checkers report in it (in this task and
@@ -63,9 +74,11 @@ private final class TestFailureCollector: Sendable {
 /// recorded them as known issues printed each one on every run. Kept here, a failure that
 /// comes as expected prints nothing, and one that stops coming fails the test's own
 /// expectations.
-package func capturingTestFailures(_ body: () async throws -> Void) async rethrows -> [CapturedTestFailure] {
+package func capturingTestFailures(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
+) async rethrows -> [CapturedTestFailure] {
     let collector = TestFailureCollector()
-    try await TestFailureCollector.$current.withValue(collector) { try await body() }
+    try await TestFailureCollector.$current.withValue(collector, operation: body)
     return collector.failures.withLock { $0 }
 }
 
@@ -73,10 +86,7 @@ package func capturingTestFailures(_ body: () async throws -> Void) async rethro
 /// test, as an XCTest failure otherwise, and on standard error when neither framework runs;
 /// inside ``capturingTestFailures(_:)``, to its caller instead.
 package func reportTestFailure(_ message: String, at location: CallerLocation) {
-    if let collector = TestFailureCollector.current {
-        collector.failures.withLock { $0.append(CapturedTestFailure(message: message, location: location)) }
-        return
-    }
+    if TestFailureCollector.keep(message, fileID: location.fileID, line: Int(location.line)) { return }
     #if canImport(Testing)
         if Test.current != nil {
             Issue.record(
@@ -93,3 +103,15 @@ package func reportTestFailure(_ message: String, at location: CallerLocation) {
         fputs("\(location): error: \(message)\n", stderr)
     #endif
 }
+
+#if canImport(Testing)
+    /// Reports a test failure at `sourceLocation` as a Swift Testing issue, or, inside
+    /// ``capturingTestFailures(_:)``, to its caller: for test helpers that take Swift Testing's
+    /// source location, such as the examples' `TestStore`.
+    package func reportTestFailure(_ message: String, at sourceLocation: SourceLocation) {
+        if TestFailureCollector.keep(message, fileID: sourceLocation.fileID, line: sourceLocation.line) {
+            return
+        }
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    }
+#endif

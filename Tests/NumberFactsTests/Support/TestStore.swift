@@ -1,3 +1,4 @@
+import RepositoriesTesting
 import Testing
 
 @testable import NumberFacts
@@ -62,9 +63,9 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
 
     deinit {
         if !isFinished {
-            Issue.record(
+            reportTestFailure(
                 "The test store was not finished: end the test with `await store.finish()`, which checks that every effect ended and every received action was asserted.",
-                sourceLocation: createdAt)
+                at: createdAt)
         }
     }
 
@@ -78,9 +79,9 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async -> StoreTask {
         if !log.received.isEmpty {
-            Issue.record(
+            reportTestFailure(
                 "Must handle the \(log.received.count) received action(s) before sending \(action): \(pendingActions)",
-                sourceLocation: sourceLocation)
+                at: sourceLocation)
             log.received.removeAll()
         }
         log.sent = nil
@@ -88,7 +89,7 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
         if let change = log.sent {
             check(change, update: update, sourceLocation: sourceLocation)
         } else {
-            Issue.record("The store did not apply \(action)", sourceLocation: sourceLocation)
+            reportTestFailure("The store did not apply \(action)", at: sourceLocation)
         }
         return task
     }
@@ -104,13 +105,13 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
         }
         guard !log.received.isEmpty else {
             let reason = arrived ? "no effect is running" : "none arrived within \(timeout)"
-            Issue.record("Expected to receive \(expected), but \(reason)", sourceLocation: sourceLocation)
+            reportTestFailure("Expected to receive \(expected), but \(reason)", at: sourceLocation)
             return
         }
         let change = log.received.removeFirst()
         if change.action != expected {
-            Issue.record(
-                "Received \(change.action), but expected \(expected)", sourceLocation: sourceLocation)
+            reportTestFailure(
+                "Received \(change.action), but expected \(expected)", at: sourceLocation)
         }
         check(change, update: update, sourceLocation: sourceLocation)
     }
@@ -121,14 +122,14 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
         isFinished = true
         let ended = await yieldWhile(timeout: timeout) { store.runningEffectCount > 0 }
         if !ended {
-            Issue.record(
+            reportTestFailure(
                 "\(store.runningEffectCount) effect(s) still running after \(timeout)",
-                sourceLocation: sourceLocation)
+                at: sourceLocation)
         }
         if !log.received.isEmpty {
-            Issue.record(
+            reportTestFailure(
                 "The store received \(log.received.count) action(s) the test did not assert: \(pendingActions)",
-                sourceLocation: sourceLocation)
+                at: sourceLocation)
         }
     }
 
@@ -146,9 +147,9 @@ final class TestStore<Feature: Reducer> where Feature.Action: Equatable {
         if expected != change.after {
             let fields = StateDiff.fields(from: expected, to: change.after)
             let lines = fields.map { "  \($0)" }.joined(separator: "\n")
-            Issue.record(
+            reportTestFailure(
                 "The state after \(change.action) is not the expected one (expected → actual):\n\(lines)",
-                sourceLocation: sourceLocation)
+                at: sourceLocation)
         }
         state = change.after
     }
