@@ -137,7 +137,9 @@ extension HTTPRepository {
                         "Make the API answer the created entity (PostgREST: send Prefer: return=representation)",
                     record: "created", location: reply.url.absoluteString)
             }
-            let stored = try await exchange(.get(location), operation: operation)
+            // Part of the create's answer: the entity was created, so a cancellation now must
+            // not hide it from the caller (a task of its own is not cancelled with the caller's).
+            let stored = try await Task { try await exchange(.get(location), operation: operation) }.value
             try check(stored)
             return try decode(
                 stored, as: "the created \(Entity.self)", record: "created", configuration.coding.decodeEntity

@@ -21,7 +21,7 @@ extension HTTPRepository {
     ///   - idempotencyKey: the key a write carries in ``Configuration/idempotencyKeyHeader``.
     ///   - operation: the repository operation, such as `fetchAll()`, for error messages.
     /// - Throws: a `RepositoryError` when no reply arrived (see
-    ///   ``mapTransportError(_:endpoint:operation:)``), or `CancellationError`.
+    ///   ``mapTransportError(_:endpoint:operation:callerCancelled:)``), or `CancellationError`.
     func exchange(
         _ endpoint: HTTPEndpoint, body: Data? = nil, tagKey: URL? = nil, ifMatch: Bool = false,
         ifMatchTag: String? = nil, ifNoneMatch: String? = nil, idempotencyKey: String? = nil,
@@ -142,27 +142,33 @@ extension HTTPRepository {
             }
         }
         let method = endpoint.method.uppercased()
+        let isRead = method == "GET" || method == "HEAD"
         do {
             try Task.checkCancellation()
             // A task of its own is not cancelled with the caller's.
-            let (body, response) =
-                method == "GET" || method == "HEAD"
-                ? try await exchange() : try await Task(operation: exchange).value
+            let (body, response) = isRead ? try await exchange() : try await Task(operation: exchange).value
             return HTTPReply(method: endpoint.method, url: endpoint.url, response: response, body: body)
         } catch {
-            throw mapTransportError(error, endpoint: endpoint, operation: operation)
+            // A write's own failure stands even when its caller was cancelled meanwhile: a
+            // timeout or a dropped connection may have left it applied, which
+            // `CancellationError` would deny.
+            throw mapTransportError(
+                error, endpoint: endpoint, operation: operation, callerCancelled: isRead && Task.isCancelled)
         }
     }
 
     /// The error to throw when no reply arrived.
     ///
-    /// Cancellation passes through; a passed deadline and `URLError.timedOut` are
+    /// Cancellation passes through, and so does any failure of a request its caller
+    /// abandoned (`callerCancelled`); a passed deadline and `URLError.timedOut` are
     /// `timedOut`; a `RepositoryError` keeps its code; every other failure (a
     /// refused connection, an unknown host, a dropped connection) is `unavailable`.
-    func mapTransportError(_ error: any Error, endpoint: HTTPEndpoint, operation: String) -> any Error {
+    func mapTransportError(
+        _ error: any Error, endpoint: HTTPEndpoint, operation: String, callerCancelled: Bool
+    ) -> any Error {
         let described = "\(endpoint.method) \(endpoint.url.absoluteString)"
         let location = endpoint.url.absoluteString
-        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if error is CancellationError || callerCancelled { return CancellationError() }
         if var error = error as? RepositoryError {
             if error.location == nil { error.location = location }
             return error

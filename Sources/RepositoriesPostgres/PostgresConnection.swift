@@ -187,7 +187,8 @@ final class PostgresConnection: @unchecked Sendable {
         }
         // One buffer holds every parameter's bytes, one after the other.
         let lengths = parameters.map { Int32($0.bytes.count) }
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(Int(lengths.reduce(0, +)), 1))
+        let buffer = UnsafeMutablePointer<CChar>.allocate(
+            capacity: max(lengths.reduce(0) { $0 + Int($1) }, 1))
         defer { buffer.deallocate() }
         var values: [UnsafePointer<CChar>?] = []
         values.reserveCapacity(parameters.count)

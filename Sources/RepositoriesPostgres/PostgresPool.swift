@@ -56,6 +56,9 @@ final class PostgresPool: Sendable {
     /// Whether ``close()`` was called.
     var isClosed: Bool { state.withLock(\.closed) }
 
+    /// Whether a caller waits for a connection.
+    var hasWaiters: Bool { state.withLock { !$0.waiters.isEmpty } }
+
     private func acquire() async throws -> Int {
         let ticket: UInt64
         let immediate: Result<Int, any Error>? = state.withLock { state in

@@ -327,8 +327,10 @@ where Entity.ID: Codable & Sendable {
     /// finishes first.
     public func close() async {
         listener.stop()
-        await notifier?.close()
+        // The pool first: no statement starts after it, so what committed before has been
+        // announced to the notifier, which sends it before it closes.
         await pool.close()
+        await notifier?.close()
     }
 
     // MARK: Running statements

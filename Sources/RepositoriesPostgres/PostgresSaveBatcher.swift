@@ -84,24 +84,35 @@ final class PostgresSaveBatcher: Sendable {
     /// Sends statements of the waiting saves until none waits, holding one connection of the
     /// pool and staying on its queue from one statement to the next: a hop to a task and back
     /// between statements woke two threads per statement, which on a small machine cost more
-    /// than the statement's own client work.
+    /// than the statement's own client work. When another caller waits for a connection, the
+    /// sender gives its connection up after the statement in progress and queues for one
+    /// again, so steady saves never starve reads, transactions or a pool of one.
     private func sendWhileWaiting() async {
-        do {
-            try await runner.pool.holding { connection in
-                try await connection.run { connection in
-                    while let batch = self.next() { self.send(batch, on: connection) }
+        let pool = runner.pool
+        while true {
+            do {
+                let yielded = try await pool.holding { connection in
+                    try await connection.run { connection -> Bool in
+                        while let batch = self.next() {
+                            self.send(batch, on: connection)
+                            if pool.hasWaiters { return true }
+                        }
+                        return false
+                    }
                 }
-            }
-        } catch {
-            // No connection could be had (the pool is closed): the waiting saves fail with it.
-            let waiting = state.withLock { state in
-                defer {
-                    state.waiting = []
-                    state.sending -= 1
+                if !yielded { return }
+            } catch {
+                // No connection could be had (the pool is closed): the waiting saves fail with it.
+                let waiting = state.withLock { state in
+                    defer {
+                        state.waiting = []
+                        state.sending -= 1
+                    }
+                    return state.waiting
                 }
-                return state.waiting
+                for save in waiting { save.continuation.resume(throwing: error) }
+                return
             }
-            for save in waiting { save.continuation.resume(throwing: error) }
         }
     }
 

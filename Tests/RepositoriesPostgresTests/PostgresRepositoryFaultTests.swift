@@ -173,4 +173,39 @@ import Testing
         #expect(try await reopened.count() >= savedCount)
         await reopened.close()
     }
+
+    /// Saves that keep coming share statements on a connection of their own, and still let
+    /// other callers have it: with a pool of one, a count and a transaction get their turn
+    /// while 32 writers are still saving. A liveness check: a sender that kept its connection
+    /// while saves waited would starve them only while saves arrive faster than a statement
+    /// returns, which this test cannot force, so it passes without the sender's yield too.
+    @Test func readsAndTransactionsGetAConnectionWhileSavesKeepComing() async throws {
+        let server = try await PostgresTestServer.shared()
+        let store = try await PostgresRepository<ConformanceEntity>(
+            connectionString: server.connectionString,
+            options: PostgresOptions(tableName: PostgresStores.tableName(), poolSize: 1))
+        // Writers out of step with one another, as a service's requests are, so that saves
+        // arrive while every statement is on its way.
+        let writers = (0..<32).map { writer in
+            Task {
+                for index in (writer * 375)..<((writer + 1) * 375) {
+                    try await store.save(.makeWithoutNUL(index: index, revision: 1))
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
+                }
+            }
+        }
+        while try await store.count() < 100 { try await Task.sleep(for: .milliseconds(5)) }
+        var seen = 0
+        for round in 0..<5 {
+            try await store.transaction { tx in
+                try await tx.save(.makeWithoutNUL(index: 100_000 + round, revision: 2))
+            }
+            seen = try await store.count()
+        }
+        // Had they waited for the writers to stop, the count would see all 12,005 rows.
+        #expect(seen < 32 * 375, "the count and the transactions waited for every writer")
+        for writer in writers { try await writer.value }
+        #expect(try await store.count() == 32 * 375 + 5)
+        await store.close()
+    }
 }
