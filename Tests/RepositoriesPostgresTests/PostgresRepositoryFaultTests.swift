@@ -80,7 +80,7 @@ import Testing
         let server = try await PostgresTestServer.shared()
         let application = PostgresStores.tableName("sharing")
         let table = PostgresStores.tableName()
-        let store = try await PostgresRepository<ConformanceEntity>(
+        let store = try await PostgresRepository<Tally>(
             connectionString: server.connectionString + " application_name=\(application)",
             options: PostgresOptions(tableName: table, poolSize: 4))
         let terminate =
@@ -93,7 +93,7 @@ import Testing
                 for index in (writer * each)..<((writer + 1) * each) {
                     let outcome: Result<Void, any Error>
                     do {
-                        try await store.save(.makeWithoutNUL(index: index, revision: 1))
+                        try await store.save(Tally(id: index, count: 1))
                         outcome = .success(())
                     } catch {
                         outcome = .failure(error)
@@ -114,7 +114,7 @@ import Testing
                 case .success:
                     stored += 1
                     #expect(
-                        try await store.fetch(id: index)?.revision == 1, "ID \(index) returned, not stored")
+                        try await store.fetch(id: index)?.count == 1, "ID \(index) returned, not stored")
                 case .failure(let error):
                     #expect((error as? RepositoryError)?.code == .unavailable, "ID \(index): \(error)")
                 }
@@ -133,16 +133,16 @@ import Testing
     @Test(.timeLimit(.minutes(5))) func closingWhileSavesWaitEndsEveryOne() async throws {
         let server = try await PostgresTestServer.shared()
         let table = PostgresStores.tableName()
-        let store = try await PostgresRepository<ConformanceEntity>(
+        let store = try await PostgresRepository<Tally>(
             connectionString: server.connectionString, options: PostgresOptions(tableName: table, poolSize: 2)
         )
-        let saving = (0..<32).map { writer in
+        let saving = (0..<16).map { writer in
             Task { () -> (saved: [Int], errors: [any Error]) in
                 var saved: [Int] = []
                 var errors: [any Error] = []
-                for index in (writer * 300)..<((writer + 1) * 300) {
+                for index in (writer * 200)..<((writer + 1) * 200) {
                     do {
-                        try await store.save(.makeWithoutNUL(index: index, revision: 1))
+                        try await store.save(Tally(id: index, count: 1))
                         saved.append(index)
                     } catch {
                         errors.append(error)
@@ -153,7 +153,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(50))
         await store.close()
-        let reopened = try await PostgresRepository<ConformanceEntity>(
+        let reopened = try await PostgresRepository<Tally>(
             connectionString: server.connectionString, options: PostgresOptions(tableName: table))
         var savedCount = 0
         var failedCount = 0
@@ -174,38 +174,45 @@ import Testing
         await reopened.close()
     }
 
-    /// Saves that keep coming share statements on a connection of their own, and still let
-    /// other callers have it: with a pool of one, a count and a transaction get their turn
-    /// while 32 writers are still saving. A liveness check: a sender that kept its connection
-    /// while saves waited would starve them only while saves arrive faster than a statement
-    /// returns, which this test cannot force, so it passes without the sender's yield too.
-    @Test func readsAndTransactionsGetAConnectionWhileSavesKeepComing() async throws {
+    /// A pool of one shared by saves that keep coming (they share statements on it), counts
+    /// and transactions: every one gets its turn, and every row lands. The sender of shared
+    /// saves gives its connection up after a statement when another caller waits; without
+    /// that, saves arriving faster than a statement returns would starve the others, which
+    /// this test cannot force, so it does not prove the yield, only that the pool is shared.
+    @Test func aPoolOfOneIsSharedBySavesCountsAndTransactions() async throws {
         let server = try await PostgresTestServer.shared()
-        let store = try await PostgresRepository<ConformanceEntity>(
+        let store = try await PostgresRepository<Tally>(
             connectionString: server.connectionString,
             options: PostgresOptions(tableName: PostgresStores.tableName(), poolSize: 1))
         // Writers out of step with one another, as a service's requests are, so that saves
         // arrive while every statement is on its way.
-        let writers = (0..<32).map { writer in
+        let writers = (0..<16).map { writer in
             Task {
-                for index in (writer * 375)..<((writer + 1) * 375) {
-                    try await store.save(.makeWithoutNUL(index: index, revision: 1))
+                for index in (writer * 100)..<((writer + 1) * 100) {
+                    try await store.save(Tally(id: index, count: 1))
                     try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
                 }
             }
         }
-        while try await store.count() < 100 { try await Task.sleep(for: .milliseconds(5)) }
+        while try await store.count() < 50 { try await Task.sleep(for: .milliseconds(5)) }
         var seen = 0
         for round in 0..<5 {
             try await store.transaction { tx in
-                try await tx.save(.makeWithoutNUL(index: 100_000 + round, revision: 2))
+                try await tx.save(Tally(id: 100_000 + round, count: 2))
             }
-            seen = try await store.count()
+            let count = try await store.count()
+            #expect(count > seen, "round \(round): the transaction's row and the writers' are visible")
+            seen = count
         }
-        // Had they waited for the writers to stop, the count would see all 12,005 rows.
-        #expect(seen < 32 * 375, "the count and the transactions waited for every writer")
         for writer in writers { try await writer.value }
-        #expect(try await store.count() == 32 * 375 + 5)
+        #expect(try await store.count() == 16 * 100 + 5)
         await store.close()
     }
+}
+
+/// A small entity, so that tests making thousands of saves cost the machine little (a
+/// `ConformanceEntity` carries 128 KiB on some indexes).
+struct Tally: Codable, Identifiable, Sendable, Equatable {
+    var id: Int
+    var count: Int
 }
