@@ -57,7 +57,10 @@ final class PostgresPool: Sendable {
     var isClosed: Bool { state.withLock(\.closed) }
 
     /// Whether a caller waits for a connection.
-    var hasWaiters: Bool { state.withLock { !$0.waiters.isEmpty } }
+    var hasWaiters: Bool { waiterCount > 0 }
+
+    /// How many callers wait for a connection.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     private func acquire() async throws -> Int {
         let ticket: UInt64

@@ -322,6 +322,12 @@ where Entity.ID: Codable & Sendable {
         listener.stop()
     }
 
+    /// How many `save(_:)` calls wait for a shared statement, and how many callers wait for a
+    /// connection of the pool: for this package's tests, which order events around them.
+    package var waitingForTheWriter: (saves: Int, connections: Int) {
+        (saves.waitingCount, pool.waiterCount)
+    }
+
     /// Closes the connections and ends every ``changes()`` sequence; calls after it throw
     /// `RepositoryError` `closed`, and closing again does nothing. A statement already running
     /// finishes first.

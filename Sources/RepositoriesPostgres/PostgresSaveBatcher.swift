@@ -71,6 +71,9 @@ final class PostgresSaveBatcher: Sendable {
         }
     }
 
+    /// How many saves wait for a statement: for tests that order events around the batcher.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// After a save sent from its caller's task: the saves that waited meanwhile go on in a
     /// task of their own, or the statement is free again.
     private func handOver() {

@@ -178,7 +178,8 @@ import Testing
     /// and transactions: every one gets its turn, and every row lands. The sender of shared
     /// saves gives its connection up after a statement when another caller waits; without
     /// that, saves arriving faster than a statement returns would starve the others, which
-    /// this test cannot force, so it does not prove the yield, only that the pool is shared.
+    /// this test cannot force: `aCallerWaitingForTheConnectionGoesBeforeTheNextSharedStatement`
+    /// proves the yield; this one, that the pool is shared.
     @Test func aPoolOfOneIsSharedBySavesCountsAndTransactions() async throws {
         let server = try await PostgresTestServer.shared()
         let store = try await PostgresRepository<Tally>(
@@ -207,6 +208,87 @@ import Testing
         for writer in writers { try await writer.value }
         #expect(try await store.count() == 16 * 100 + 5)
         await store.close()
+    }
+
+    /// The sender of shared saves gives its connection up when another caller waits, even
+    /// while saves keep waiting. Row locks taken by `psql` sessions hold the statements, so
+    /// the order is forced: a count that arrives while a shared statement is held runs right
+    /// after it, before the saves that queued behind it.
+    @Test func aCallerWaitingForTheConnectionGoesBeforeTheNextSharedStatement() async throws {
+        let server = try await PostgresTestServer.shared()
+        let table = PostgresStores.tableName()
+        let store = try await PostgresRepository<Tally>(
+            connectionString: server.connectionString, options: PostgresOptions(tableName: table, poolSize: 1)
+        )
+        try await store.save(contentsOf: [Tally(id: 1, count: 0), Tally(id: 2, count: 0)])
+        // A session holding the row `id`'s lock until it is terminated.
+        func hold(_ id: Int) async throws -> Process {
+            let name = "\(table)_gate\(id)"
+            let gate = try server.psqlInBackground(
+                "SET application_name = '\(name)'; BEGIN; SELECT 1 FROM \"\(table)\" WHERE id = \(id) FOR UPDATE; "
+                    + "SELECT pg_sleep(600)")
+            try await eventually("\(name) holds its lock") {
+                try await server.psql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)' AND wait_event = 'PgSleep'"
+                )
+                    == "1"
+            }
+            return gate
+        }
+        func release(_ id: Int) async throws {
+            _ = try await server.psql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(table)_gate\(id)'"
+            )
+        }
+        func blockedStatements() async throws -> String {
+            try await server.psql(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%\(table)%'"
+            )
+        }
+        let gates = [try await hold(1), try await hold(2)]
+        defer { for gate in gates { gate.terminate() } }
+
+        // A save sent at once, held by row 1's lock, with the only connection.
+        let first = Task { try await store.save(Tally(id: 1, count: 1)) }
+        try await eventually("the first save waits for row 1") { try await blockedStatements() == "1" }
+        // Two saves wait for it, and go together once it is done: held by row 2's lock.
+        let shared = [
+            Task { try await store.save(Tally(id: 2, count: 1)) },
+            Task { try await store.save(Tally(id: 4, count: 1)) },
+        ]
+        try await eventually("two saves wait") { store.waitingForTheWriter.saves == 2 }
+        try await release(1)
+        try await first.value
+        try await eventually("the shared statement waits for row 2") {
+            try await blockedStatements() == "1" && store.waitingForTheWriter.saves == 0
+        }
+        // Behind it: one more save, and a count waiting for the connection.
+        let later = Task { try await store.save(Tally(id: 5, count: 1)) }
+        try await eventually("a save waits") { store.waitingForTheWriter.saves == 1 }
+        let counting = Task { try await store.count() }
+        try await eventually("the count waits") { store.waitingForTheWriter.connections == 1 }
+        try await release(2)
+        for save in shared { try await save.value }
+        // Rows 1, 2 and 4: the count ran between the shared statement and the next one.
+        #expect(try await counting.value == 3)
+        try await later.value
+        #expect(try await store.count() == 4)
+        await store.close()
+    }
+
+    /// Waits until `condition` holds, checking every 10 ms for up to a minute; fails naming
+    /// `what` otherwise.
+    private func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw WaitedTooLong(what: what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    private struct WaitedTooLong: Error, CustomStringConvertible {
+        var what: String
+        var description: String { "waited a minute for: \(what)" }
     }
 }
 
