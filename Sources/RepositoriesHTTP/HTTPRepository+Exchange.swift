@@ -129,7 +129,8 @@ extension HTTPRepository {
     {
         let transport = self.transport
         let timeout = configuration.timeout
-        let exchange = { @Sendable () async throws -> (Data, HTTPURLResponse) in
+        // The request raced against the timeout; named apart from `exchange(…)`, which calls this.
+        let roundTrip = { @Sendable () async throws -> (Data, HTTPURLResponse) in
             try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
                 group.addTask { try await transport.send(request) }
                 group.addTask {
@@ -146,7 +147,7 @@ extension HTTPRepository {
         do {
             try Task.checkCancellation()
             // A task of its own is not cancelled with the caller's.
-            let (body, response) = isRead ? try await exchange() : try await Task(operation: exchange).value
+            let (body, response) = isRead ? try await roundTrip() : try await Task(operation: roundTrip).value
             return HTTPReply(method: endpoint.method, url: endpoint.url, response: response, body: body)
         } catch {
             // A write's own failure stands even when its caller was cancelled meanwhile: a
