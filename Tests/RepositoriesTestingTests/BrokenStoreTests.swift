@@ -74,6 +74,8 @@ import Testing
         (.staleCount, .countMatchesFetchAll),
         (.ignoresSorting, .queryMatchesReference),
         (.clampsNegativeBounds, .negativeQueryBoundsAreRejected),
+        (.ignoresConditions, .declaredFieldQueriesMatchReference),
+        (.countIgnoresPaging, .queryCountMatchesFetch),
         (.stopsBatchOnCancellation, .cancelledBatchIsAllOrNothing),
         (.losesLastWriteOnReopen, .survivesReopen),
     ])

@@ -28,6 +28,7 @@
 /// - ``fetch(ids:)``
 /// - ``fetch(_:)``
 /// - ``count()``
+/// - ``count(_:)``
 /// - ``require(id:)``
 ///
 /// ### Writing
@@ -76,6 +77,12 @@ public protocol Repository<Entity, ID>: Sendable {
     /// Returns how many entities are stored.
     func count() async throws -> Int
 
+    /// Returns how many entities ``fetch(_:)`` returns for `query`: its offset and limit
+    /// count too, so count a query before its `limit` for a pager's total.
+    ///
+    /// - Throws: ``RepositoryError/Code/rejected`` as ``fetch(_:)`` does.
+    func count(_ query: Query<Entity>) async throws -> Int
+
     /// Removes the entities stored under `ids`; absent IDs are skipped.
     func delete(ids: [ID]) async throws
 }
@@ -107,6 +114,12 @@ extension Repository {
     /// Counts the result of ``fetchAll()``. Stores that keep a count should override it.
     public func count() async throws -> Int {
         try await fetchAll().count
+    }
+
+    /// Counts what ``fetch(_:)`` returns. Stores that can count where the data lives should
+    /// override it.
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try await fetch(query).count
     }
 
     /// Deletes each ID in turn. Stores that can delete in one step should override it, and

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A description of which entities to read and how to arrange them: a filter, sort keys,
-/// an offset and a limit, applied in that order.
+/// A description of which entities to read and how to arrange them: conditions and
+/// filters, sort keys, an offset and a limit, applied in that order.
 ///
 /// Build one fluently:
 ///
@@ -16,7 +16,25 @@ import Foundation
 ///
 /// Entities that compare equal on every sort key keep their stored (insertion) order, so
 /// paging through a sorted result is stable.
+///
+/// A filter is a closure, which only Swift can run: a store must read every entity to
+/// apply it. An entity that declares its fields (``QueryableEntity``) can also be queried
+/// by ``where(_:)``, which stores run where the data lives (an index, SQL, an API's
+/// parameters), as they do sort keys made from declared key paths:
+///
+/// ```swift
+/// let page = Query<Meteorite>()
+///     .where(\.mass >= 1_000)
+///     .sorted(by: \.mass, .descending)
+///     .limit(20)
+/// ```
+///
+/// Conditions run first, where the data is; the filters then run in Swift over what the
+/// conditions selected.
 public struct Query<Entity>: Sendable {
+    /// The conditions on declared fields an entity must meet, all of them; add them with
+    /// ``where(_:)``.
+    public private(set) var conditions: [FieldCondition<Entity>] = []
     /// The filters an entity must pass, all of them.
     public var predicates: [@Sendable (Entity) -> Bool]
     /// The sort keys, most significant first.
@@ -76,8 +94,18 @@ public struct Query<Entity>: Sendable {
 
     /// Checks the query can run.
     ///
-    /// - Throws: ``RepositoryError/Code/rejected`` when the offset or the limit is negative.
+    /// - Throws: ``RepositoryError/Code/rejected`` when the offset or the limit is negative,
+    ///   or when a condition reads a property the entity does not declare.
     public func validate() throws {
+        for condition in conditions {
+            for operand in condition.node.operands where operand.field == nil {
+                throw RepositoryError.rejected(
+                    "The query's condition \(condition) reads \(operand.keyPath), which \(Entity.self).queryableFields does not declare",
+                    recovery:
+                        "Add QueryableField(\(operand.keyPath), name: …) to \(Entity.self).queryableFields, or test the property in filter { … }"
+                )
+            }
+        }
         if offset < 0 {
             throw RepositoryError.rejected(
                 "The query's offset is \(offset); an offset cannot be negative",
@@ -90,10 +118,13 @@ public struct Query<Entity>: Sendable {
         }
     }
 
-    /// Returns whether `entity` passes every filter.
+    /// Returns whether `entity` meets every condition and passes every filter.
     public func matches(_ entity: Entity) -> Bool {
-        predicates.allSatisfy { $0(entity) }
+        conditions.allSatisfy { $0.matches(entity) } && predicates.allSatisfy { $0(entity) }
     }
+
+    /// Whether the query filters at all, by condition or by closure.
+    var filters: Bool { !conditions.isEmpty || !predicates.isEmpty }
 
     /// Applies the query to `entities`, taken to be in stored order.
     ///
@@ -101,17 +132,43 @@ public struct Query<Entity>: Sendable {
     /// - Complexity: O(*n* log *n*) when the query sorts, O(*n*) otherwise.
     public func apply(to entities: some Sequence<Entity>) throws -> [Entity] {
         try validate()
-        var result = predicates.isEmpty ? Array(entities) : entities.filter(matches)
+        var result = filters ? entities.filter(matches) : Array(entities)
         if !sortKeys.isEmpty {
             result = stableSorted(result)
         }
+        return page(result)
+    }
+
+    /// Finishes what a store's indexes selected: filters by the closures, sorts unless the
+    /// selection is sorted, then pages.
+    func finish(_ selection: IndexSelection<Entity>) -> [Entity] {
+        var result = selection.entities
+        if !predicates.isEmpty { result = result.filter { entity in predicates.allSatisfy { $0(entity) } } }
+        if !selection.isSorted && !sortKeys.isEmpty { result = stableSorted(result) }
+        return page(result)
+    }
+
+    /// How many entities ``finish(_:)`` would return for `selection`, without sorting.
+    func finishedCount(_ selection: IndexSelection<Entity>) -> Int {
+        let matches =
+            predicates.isEmpty
+            ? selection.entities.count
+            : selection.entities.reduce(0) { count, entity in
+                count + (predicates.allSatisfy { $0(entity) } ? 1 : 0)
+            }
+        let afterOffset = max(0, matches - offset)
+        return limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// The entities after the offset, up to the limit.
+    private func page(_ result: [Entity]) -> [Entity] {
         let start = min(offset, result.count)
         let end = limit.map { start + min($0, result.count - start) } ?? result.count
         if start == 0 && end == result.count { return result }
         return Array(result[start..<end])
     }
 
-    private func stableSorted(_ entities: [Entity]) -> [Entity] {
+    func stableSorted(_ entities: [Entity]) -> [Entity] {
         // Ties fall back to the position, so equal keys keep stored order whatever the
         // standard library's sort guarantees.
         entities.enumerated().sorted { lhs, rhs in
@@ -131,5 +188,45 @@ public struct Query<Entity>: Sendable {
             if result != .orderedSame { return result }
         }
         return .orderedSame
+    }
+}
+
+extension Query where Entity: QueryableEntity {
+    /// Returns a copy that also requires `condition`, on the entity's declared fields, to
+    /// hold; stores run it where the data lives.
+    ///
+    /// ```swift
+    /// let recent = Query<Meteorite>().where(\.year >= 2000 && .hasPrefix(\.name, "A"))
+    /// ```
+    public func `where`(_ condition: FieldCondition<Entity>) -> Query {
+        var copy = self
+        copy.conditions.append(condition)
+        return copy
+    }
+
+    /// Returns a copy sorted by the enum at `keyPath`, by its raw value, after the existing
+    /// sort keys.
+    public func sorted<Value: QueryableValue & RawRepresentable>(
+        by keyPath: KeyPath<Entity, Value> & Sendable, _ order: SortKey<Entity>.Order = .ascending
+    ) -> Query where Value.RawValue: Comparable & Sendable {
+        sorted(by: SortKey(keyPath, order))
+    }
+
+    /// Returns a copy sorted by the optional field at `keyPath`, `nil` first when ascending,
+    /// after the existing sort keys.
+    public func sorted<Wrapped: QueryableValue & Comparable>(
+        by keyPath: KeyPath<Entity, Wrapped?> & Sendable, _ order: SortKey<Entity>.Order = .ascending
+    ) -> Query {
+        sorted(by: SortKey(keyPath, order))
+    }
+}
+
+extension Query {
+    /// Returns a copy that also requires `condition`: for code that builds conditions from
+    /// declared fields it only knows at run time (the conformance suite).
+    package func adding(_ condition: FieldCondition<Entity>) -> Query {
+        var copy = self
+        copy.conditions.append(condition)
+        return copy
     }
 }

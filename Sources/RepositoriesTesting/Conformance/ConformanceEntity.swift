@@ -1,10 +1,16 @@
 import Foundation
+import Repositories
 
 /// The conformance suite's own fixture entity: a value shaped to trip a careless store.
 ///
 /// It carries an `Int` ID, a title with combining marks, emoji, quotes, a newline and a NUL
 /// character, a whole-second `Date`, optionals that are sometimes `nil`, a nested value with
 /// an array, and, for some indexes, a payload of 128 KiB.
+///
+/// It declares six fields (``QueryableEntity``), so the suite's
+/// ``ConformanceLaw/declaredFieldQueriesMatchReference`` runs on every store: `title`
+/// (unicode text), `revision`, `rank` (shared by several entities), `updated_at`, and the
+/// optionals `note` and `score`.
 ///
 /// ``make(index:revision:)`` fixes the ID by `index` and changes every other field with
 /// `revision`, so two revisions of one index are different values of one entity.
@@ -138,4 +144,16 @@ public struct ConformanceEntity: Identifiable, Codable, Sendable, Hashable {
         self.payload = payload
         self.refusesEncoding = refusesEncoding
     }
+}
+
+extension ConformanceEntity: QueryableEntity {
+    /// `title`, `revision`, `rank`, `updated_at`, `note` and `score`.
+    public static let queryableFields: [QueryableField<ConformanceEntity>] = [
+        QueryableField(\.title, name: "title"),
+        QueryableField(\.revision, name: "revision"),
+        QueryableField(\.rank, name: "rank"),
+        QueryableField(\.updatedAt, name: "updated_at"),
+        QueryableField(\.note, name: "note"),
+        QueryableField(\.score, name: "score"),
+    ]
 }

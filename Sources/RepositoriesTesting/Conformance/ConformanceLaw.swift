@@ -49,6 +49,12 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
     case queryMatchesReference
     /// A query with a negative offset or limit throws `RepositoryError` `rejected`.
     case negativeQueryBoundsAreRejected
+    /// `count(_ query:)` equals `fetch(_ query:).count`.
+    case queryCountMatchesFetch
+    /// Conditions and sort keys on the entity's declared fields (`QueryableEntity`) answer
+    /// what the reference answers: every operator, `nil`, unicode prefixes, `and`/`or`/`not`,
+    /// ties in stored order, offset and limit, mixed with closure filters.
+    case declaredFieldQueriesMatchReference
 
     // concurrency
     /// After many tasks write at once, the stored state is what the successful operations imply.
@@ -93,7 +99,9 @@ public enum ConformanceLaw: String, Sendable, Hashable, CaseIterable, CustomStri
         case .batchIsSavedWhole, .failedBatchLeavesNothing, .cancelledBatchIsAllOrNothing: .batches
         case .fetchAllKeepsInsertionOrder, .replacedEntityKeepsItsPlace, .reinsertedEntityMovesToEnd:
             .ordering
-        case .queryMatchesReference, .negativeQueryBoundsAreRejected: .queries
+        case .queryMatchesReference, .negativeQueryBoundsAreRejected, .queryCountMatchesFetch,
+            .declaredFieldQueriesMatchReference:
+            .queries
         case .concurrentWritesAllLand, .concurrentReadsSeeOwnWrites, .batchesAreNeverSeenTorn: .concurrency
         case .matchesReferenceModel: .randomized
         case .survivesReopen: .durability

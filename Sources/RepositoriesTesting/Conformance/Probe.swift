@@ -35,6 +35,7 @@ final class Probe<Repo: Repository> where Repo.Entity: Equatable {
         case fetchAll
         case fetchIDs([ID])
         case query(String)
+        case countQuery(String)
         case count
         case delete(ID)
         case deleteIDs([ID])
@@ -81,6 +82,7 @@ final class Probe<Repo: Repository> where Repo.Entity: Equatable {
             case .fetchAll: "fetchAll()"
             case .fetchIDs(let ids): "fetch(ids: \(catalog.describe(ids: ids)))"
             case .query(let name): "fetch(\(name))"
+            case .countQuery(let name): "count(\(name))"
             case .count: "count()"
             case .delete(let id): "delete(id: \(catalog.describe(id: id)))"
             case .deleteIDs(let ids): "delete(ids: \(catalog.describe(ids: ids)))"
@@ -124,6 +126,10 @@ final class Probe<Repo: Repository> where Repo.Entity: Equatable {
 
     func fetch(_ query: Query<Entity>, named name: String) async throws -> [Entity] {
         try await traced(.query(name)) { try await repository.fetch(query) }
+    }
+
+    func count(_ query: Query<Entity>, named name: String) async throws -> Int {
+        try await traced(.countQuery(name)) { try await repository.count(query) }
     }
 
     func count() async throws -> Int {

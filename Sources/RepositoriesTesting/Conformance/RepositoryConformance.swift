@@ -174,7 +174,9 @@ extension RepositoryConformance {
             case .basics: await checkBasics(catalog, into: &report)
             case .batches: await checkBatches(catalog, into: &report)
             case .ordering: await checkOrdering(catalog, into: &report)
-            case .queries: await checkQueries(catalog, into: &report)
+            case .queries:
+                await checkQueries(catalog, into: &report)
+                await checkFieldQueries(catalog, into: &report)
             case .concurrency: await checkConcurrency(catalog, seed: seed, into: &report)
             case .randomized: await checkRandomized(catalog, seed: seed, into: &report)
             case .durability: await checkDurability(catalog, into: &report)

@@ -29,6 +29,10 @@ where Entity.ID: Sendable {
         case ignoresSorting
         /// `fetch(_:)` treats a negative offset or limit as zero instead of rejecting it.
         case clampsNegativeBounds
+        /// `fetch(_:)` ignores the query's conditions on declared fields.
+        case ignoresConditions
+        /// `count(_ query:)` counts every match, ignoring the query's offset and limit.
+        case countIgnoresPaging
         /// `save(contentsOf:)` saves one entity at a time, checking for cancellation between
         /// them, and stops there.
         case stopsBatchOnCancellation
@@ -159,10 +163,24 @@ where Entity.ID: Sendable {
         return defect == .staleCount ? count + deletes.withLock { $0 } : count
     }
 
+    func count(_ query: Query<Entity>) async throws -> Int {
+        var query = query
+        if defect == .countIgnoresPaging {
+            query.offset = 0
+            query.limit = nil
+        }
+        return try await fetch(query).count
+    }
+
     func fetch(_ query: Query<Entity>) async throws -> [Entity] {
         var query = query
         switch defect {
         case .ignoresSorting: query.sortKeys = []
+        case .ignoresConditions:
+            var unconditioned = Query<Entity>(
+                sortedBy: query.sortKeys, offset: query.offset, limit: query.limit)
+            unconditioned.predicates = query.predicates
+            query = unconditioned
         case .clampsNegativeBounds:
             query.offset = max(0, query.offset)
             query.limit = query.limit.map { max(0, $0) }

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A declared field's value as stores keep and compare it: what a ``QueryableValue``
+/// becomes in an index, a column or a request parameter.
+///
+/// Values of one field compare in one total order, the order every store sorts and filters
+/// by, so a query answers the same in memory, in SQL and through an API:
+/// - `null` (a `nil` optional) comes before every other value;
+/// - numbers and dates compare as Swift compares them, except that `Double.nan` equals
+///   itself and comes after every other number, as in PostgreSQL;
+/// - text compares as Swift's `String` does: by the Unicode scalars of its NFC form, so
+///   `"é"` precomposed equals `"e\u{301}"`, and `"Z" < "a"`.
+public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// No value: a `nil` optional.
+    case null
+    /// A `Bool`; `false` comes before `true`.
+    case bool(Bool)
+    /// A whole number.
+    case integer(Int64)
+    /// A floating-point number.
+    case double(Double)
+    /// Text.
+    case text(String)
+    /// A moment in time.
+    case date(Date)
+
+    /// Whether this is ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// Where a value's kind goes when two kinds are compared (a field has one kind, so only
+    /// `null` against a value happens in practice).
+    private var rank: Int {
+        switch self {
+        case .null: 0
+        case .bool: 1
+        case .integer: 2
+        case .double: 3
+        case .text: 4
+        case .date: 5
+        }
+    }
+
+    /// Whether two values are equal; `nan` equals itself here.
+    public static func == (lhs: FieldValue, rhs: FieldValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let left), .bool(let right)): left == right
+        case (.integer(let left), .integer(let right)): left == right
+        case (.double(let left), .double(let right)): left == right || (left.isNaN && right.isNaN)
+        case (.text(let left), .text(let right)): left == right
+        case (.date(let left), .date(let right)): left == right
+        default: false
+        }
+    }
+
+    /// Hashes the value consistently with ``==(_:_:)``.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rank)
+        switch self {
+        case .null: break
+        case .bool(let value): hasher.combine(value)
+        case .integer(let value): hasher.combine(value)
+        case .double(let value): hasher.combine(value.isNaN ? Double.infinity : value)
+        case .text(let value): hasher.combine(value)
+        case .date(let value): hasher.combine(value)
+        }
+    }
+
+    /// Whether `lhs` comes before `rhs` in the order stores sort by.
+    public static func < (lhs: FieldValue, rhs: FieldValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.bool(let left), .bool(let right)): !left && right
+        case (.integer(let left), .integer(let right)): left < right
+        case (.double(let left), .double(let right)): left.isNaN ? false : right.isNaN || left < right
+        case (.text(let left), .text(let right)): left < right
+        case (.date(let left), .date(let right)): left < right
+        default: lhs.rank < rhs.rank
+        }
+    }
+
+    /// The value as a Swift literal would spell it, for messages and `instrumented` events.
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let value): "\(value)"
+        case .integer(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .text(let value): "\"\(value)\""
+        case .date(let value): value.formatted(.iso8601)
+        }
+    }
+
+    /// Whether this value is text starting with `prefix`, comparing the Unicode scalars of
+    /// both NFC forms: case-sensitive, and a prefix may end before a combining mark that
+    /// follows it (`"e"` is a prefix of `"e\u{301}"`'s NFC form only when no precomposed
+    /// character exists, as in `"b\u{301}"`).
+    func hasTextPrefix(_ prefix: String) -> Bool {
+        guard case .text(let text) = self else { return false }
+        let scalars = text.precomposedStringWithCanonicalMapping.unicodeScalars
+        let wanted = prefix.precomposedStringWithCanonicalMapping.unicodeScalars
+        return scalars.starts(with: wanted)
+    }
+}
