@@ -112,6 +112,24 @@ where Entity.ID: Sendable {
         storage.withLock { $0.count }
     }
 
+    /// Runs the query's conditions and declared sort keys with the indexes this repository
+    /// keeps over the entity's declared fields (``QueryableEntity``), under the lock; closure
+    /// filters and other sort keys run after, outside it.
+    ///
+    /// - Complexity: O(log *n* + *k*) for a range on a declared field, sorted by it, with a
+    ///   limit, where *k* is the number of entities read; O(*n*) for a query the indexes
+    ///   cannot narrow.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        return query.finish(storage.withLock { $0.select(query) })
+    }
+
+    /// Counts with the indexes, as ``fetch(_:)`` selects, without sorting.
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try query.validate()
+        return query.finishedCount(storage.withLock { $0.select(query, sorting: false) })
+    }
+
     /// Deletes every ID under one lock.
     ///
     /// - Complexity: O(*m*) for *m* IDs.

@@ -40,11 +40,15 @@ struct _InMemoryStorage<Entity: Identifiable> {
     @usableFromInline var leastRecent = -1
     /// The change feed's log, kept by an ``InMemoryRepository`` (a store's index has none).
     @usableFromInline var changeLog: _ChangeLog<ID>?
+    /// The secondary indexes over the entity's declared fields (``QueryableEntity``), which
+    /// answer queries without reading every entity; `nil` when it declares none.
+    @usableFromInline var fieldIndexes: _FieldIndexes<Entity>?
     /// The idempotency keys applied (``IdempotentWriteRepository``), with what each did.
     var appliedKeys: [String: (outcome: KeyedWriteOutcome, stored: Entity?, fingerprint: String)] = [:]
 
     @inlinable init(capacity: Int?) {
         self.capacity = capacity
+        self.fieldIndexes = _FieldIndexes<Entity>.forDeclaredFields()
     }
 
     @inlinable var count: Int { entities.count }
@@ -105,13 +109,17 @@ struct _InMemoryStorage<Entity: Identifiable> {
     mutating func upsert(_ entity: Entity) {
         let id = entity.id
         changeLog?.record(id)
-        if entities.updateValue(entity, forKey: id) != nil {
-            if capacity != nil, let slot = slots[id] { touch(slot) }
+        if let old = entities.updateValue(entity, forKey: id) {
+            if capacity != nil || fieldIndexes != nil, let slot = slots[id] {
+                if capacity != nil { touch(slot) }
+                fieldIndexes?.replace(old, with: entity, slot: slot)
+            }
             return
         }
         let slot = order.count
         order.append(id)
         slots[id] = slot
+        fieldIndexes?.insert(entity, slot: slot)
         guard let capacity else { return }
         recency.append(Link(newer: Self.none, older: Self.none))
         pushMostRecent(slot)
@@ -129,9 +137,10 @@ struct _InMemoryStorage<Entity: Identifiable> {
     /// - Complexity: O(1) amortized.
     @inlinable
     mutating func remove(_ id: ID) {
-        guard entities.removeValue(forKey: id) != nil, let slot = slots.removeValue(forKey: id) else {
+        guard let entity = entities.removeValue(forKey: id), let slot = slots.removeValue(forKey: id) else {
             return
         }
+        fieldIndexes?.remove(entity, slot: slot)
         changeLog?.recordDeletion(id)
         vacate(slot)
     }
@@ -144,6 +153,7 @@ struct _InMemoryStorage<Entity: Identifiable> {
         entities.removeAll(keepingCapacity: true)
         slots.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
+        fieldIndexes?.removeAll()
         recency.removeAll(keepingCapacity: true)
         tombstones = 0
         mostRecent = Self.none
@@ -162,7 +172,7 @@ struct _InMemoryStorage<Entity: Identifiable> {
     mutating func evictLeastRecent() {
         let slot = leastRecent
         guard slot != Self.none, let id = order[slot] else { return }
-        entities.removeValue(forKey: id)
+        if let entity = entities.removeValue(forKey: id) { fieldIndexes?.remove(entity, slot: slot) }
         slots.removeValue(forKey: id)
         changeLog?.recordDeletion(id)
         vacate(slot)
@@ -198,6 +208,7 @@ struct _InMemoryStorage<Entity: Identifiable> {
         }
         order = compacted
         tombstones = 0
+        fieldIndexes?.renumber(newSlot)
     }
 
     // MARK: Recency list

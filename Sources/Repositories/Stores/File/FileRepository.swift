@@ -225,6 +225,33 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
+    /// Runs the query's conditions and declared sort keys with the indexes this repository
+    /// keeps in memory over the entity's declared fields (``QueryableEntity``), rebuilt on
+    /// open and kept with every write; closure filters and other sort keys run after, outside
+    /// the lock.
+    ///
+    /// - Complexity: O(log *n* + *k*) for a range on a declared field, sorted by it, with a
+    ///   limit, where *k* is the number of entities read; O(*n*) for a query the indexes
+    ///   cannot narrow.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        let selection = try state.withLock { state in
+            try state.checkUsable(fileURL)
+            return state.index.select(query)
+        }
+        return query.finish(selection)
+    }
+
+    /// Counts with the indexes, as ``fetch(_:)`` selects, without sorting.
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try query.validate()
+        let selection = try state.withLock { state in
+            try state.checkUsable(fileURL)
+            return state.index.select(query, sorting: false)
+        }
+        return query.finishedCount(selection)
+    }
+
     // MARK: Writing
 
     /// Appends a save record; returns once it is durable (per ``Options/durability``).

@@ -1,0 +1,172 @@
+import Foundation
+
+/// What an in-memory store's indexes selected for a query: the entities that meet every
+/// condition, for ``Query/finish(_:)`` to filter by closures, sort if need be, and page.
+struct IndexSelection<Entity> {
+    /// The entities that meet every condition of the query.
+    var entities: [Entity]
+    /// Whether `entities` are in the query's order; otherwise they are in stored order.
+    var isSorted: Bool
+}
+
+extension _InMemoryStorage {
+    typealias Position = _SortedEntries.Position
+
+    /// Selects the entities meeting `query`'s conditions with the field indexes, in the
+    /// query's order when its sort keys are all declared fields, and only as many as its
+    /// offset and limit need when it has no closure filters.
+    ///
+    /// It picks the cheaper of two plans: walk the first sort key's index in order (within
+    /// the range a condition gives that field) until enough entities meet every condition,
+    /// or gather the smallest range any condition gives and sort what meets every condition.
+    /// Without an index to use it reads every entity, in memory.
+    ///
+    /// - Complexity: O(log *n* + *k*) for a range and a sort on one field with a limit,
+    ///   where *k* is the number of entities walked.
+    func select(_ query: Query<Entity>, sorting: Bool = true) -> IndexSelection<Entity> {
+        let conjuncts = query.conditions.flatMap(\.node.conjuncts)
+        guard let indexes = fieldIndexes else {
+            return IndexSelection(entities: scan(conjuncts), isSorted: false)
+        }
+        var best: (field: Int, ranges: [Range<Position>], size: Int)?
+        for conjunct in conjuncts {
+            guard let (field, ranges) = indexes.ranges(for: conjunct) else { continue }
+            let size = ranges.reduce(0) {
+                $0 + indexes.entries[field].distance(from: $1.lowerBound, to: $1.upperBound)
+            }
+            if size < best?.size ?? .max { best = (field, ranges, size) }
+        }
+        let sortFields = query.sortKeys.map { $0.field.flatMap(indexes.position(of:)) }
+        if sorting, let primary = sortFields.first ?? nil, sortFields.allSatisfy({ $0 != nil }) {
+            let index = indexes.entries[primary]
+            var walked = [index.start..<index.end]
+            var walkSize = index.count
+            for conjunct in conjuncts {
+                guard let (field, ranges) = indexes.ranges(for: conjunct), field == primary else { continue }
+                let size = ranges.reduce(0) { $0 + index.distance(from: $1.lowerBound, to: $1.upperBound) }
+                if size < walkSize { (walked, walkSize) = (ranges, size) }
+            }
+            let wanted =
+                query.predicates.isEmpty ? query.limit.map { query.offset.addingReportingOverflow($0) } : nil
+            let needed = wanted.flatMap { $0.overflow ? nil : $0.partialValue }
+            // Walking stops after `needed` matches; if another field's condition is far more
+            // selective, gathering and sorting its range costs less.
+            let selectivity = Double(max(best?.size ?? walkSize, 1)) / Double(max(walkSize, 1))
+            let walkCost = needed.map { min(Double(walkSize), Double($0) / selectivity) } ?? Double(walkSize)
+            let gatherCost = best.map { Double($0.size) * log2(Double($0.size) + 2) } ?? .infinity
+            if walkCost <= gatherCost {
+                return IndexSelection(
+                    entities: walk(primary, walked, query, conjuncts, needed: needed), isSorted: true)
+            }
+        }
+        guard let best else { return IndexSelection(entities: scan(conjuncts), isSorted: false) }
+        var slots: [Int] = []
+        slots.reserveCapacity(best.size)
+        let index = indexes.entries[best.field]
+        for range in best.ranges {
+            var position = range.lowerBound
+            while position < range.upperBound {
+                slots.append(index[position].slot)
+                position = index.after(position)
+            }
+        }
+        slots.sort()
+        return IndexSelection(entities: entities(inSlots: slots, meeting: conjuncts), isSorted: false)
+    }
+
+    /// Every entity meeting `conjuncts`, in stored order.
+    private func scan(_ conjuncts: [FieldConditionNode<Entity>]) -> [Entity] {
+        var result: [Entity] = []
+        for case let id? in order {
+            if let entity = entities[id], conjuncts.allSatisfy({ $0.matches(entity) }) {
+                result.append(entity)
+            }
+        }
+        return result
+    }
+
+    private func entities(inSlots slots: [Int], meeting conjuncts: [FieldConditionNode<Entity>]) -> [Entity] {
+        var result: [Entity] = []
+        result.reserveCapacity(slots.count)
+        for slot in slots {
+            if let id = order[slot], let entity = entities[id], conjuncts.allSatisfy({ $0.matches(entity) }) {
+                result.append(entity)
+            }
+        }
+        return result
+    }
+
+    /// Walks `field`'s index over `ranges` in the first sort key's direction, a group of
+    /// equal values at a time (in stored order, then sorted by the other keys), keeping the
+    /// entities that meet `conjuncts`, until `needed` are kept.
+    private func walk(
+        _ field: Int, _ ranges: [Range<Position>], _ query: Query<Entity>,
+        _ conjuncts: [FieldConditionNode<Entity>], needed: Int?
+    ) -> [Entity] {
+        guard let index = fieldIndexes?.entries[field] else { return [] }
+        let descending = query.sortKeys[0].order == .descending
+        var tieBreaker = query
+        tieBreaker.sortKeys.removeFirst()
+        var result: [Entity] = []
+        var group: [Int] = []
+        var groupKey: FieldValue?
+        func emit() {
+            if descending { group.reverse() }
+            var kept = entities(inSlots: group, meeting: conjuncts)
+            if !tieBreaker.sortKeys.isEmpty && kept.count > 1 { kept = tieBreaker.stableSorted(kept) }
+            result.append(contentsOf: kept)
+            group.removeAll(keepingCapacity: true)
+        }
+        for range in descending ? ranges.reversed() : ranges {
+            var position = descending ? range.upperBound : range.lowerBound
+            while descending ? position > range.lowerBound : position < range.upperBound {
+                let current = descending ? index.before(position) : position
+                let entry = index[current]
+                if let groupKey, groupKey != entry.key {
+                    emit()
+                    if let needed, result.count >= needed { return result }
+                }
+                groupKey = entry.key
+                group.append(entry.slot)
+                position = descending ? current : index.after(current)
+            }
+        }
+        emit()
+        return result
+    }
+}
+
+extension _FieldIndexes {
+    /// The index and its ranges holding every entity that can meet `node`, when `node`
+    /// compares one declared field; `nil` when no index narrows it.
+    func ranges(for node: FieldConditionNode<Entity>) -> (
+        field: Int, ranges: [Range<_SortedEntries.Position>]
+    )? {
+        switch node {
+        case .compare(let operand, let comparison, let value):
+            guard let field = operand.field.flatMap(position(of:)) else { return nil }
+            let index = entries[field]
+            switch comparison {
+            case .equal: return (field, [index.lowerBound(value)..<index.upperBound(value)])
+            case .less: return (field, [index.start..<index.lowerBound(value)])
+            case .lessOrEqual: return (field, [index.start..<index.upperBound(value)])
+            case .greater: return (field, [index.upperBound(value)..<index.end])
+            case .greaterOrEqual: return (field, [index.lowerBound(value)..<index.end])
+            case .notEqual:
+                return (field, [index.start..<index.lowerBound(value), index.upperBound(value)..<index.end])
+            }
+        case .oneOf(let operand, let values):
+            guard let field = operand.field.flatMap(position(of:)) else { return nil }
+            let index = entries[field]
+            return (field, Set(values).sorted().map { index.lowerBound($0)..<index.upperBound($0) })
+        case .prefix(let operand, let prefix):
+            guard let field = operand.field.flatMap(position(of:)) else { return nil }
+            let index = entries[field]
+            let lower = FieldValue.text(prefix)
+            let end = index.partitionPoint { !($0.key < lower || $0.key.hasTextPrefix(prefix)) }
+            return (field, [index.lowerBound(lower)..<end])
+        case .and, .or, .not:
+            return nil
+        }
+    }
+}

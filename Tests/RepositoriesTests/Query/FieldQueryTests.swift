@@ -1,0 +1,234 @@
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+import Testing
+
+/// Conditions and sort keys on declared fields: the operators' meaning, the errors for
+/// mistakes, and the indexed stores answering what `Query.apply` answers over many random
+/// writes and queries.
+@Suite struct FieldQueryTests {
+    enum Kind: String, Codable, Sendable, QueryableValue, CaseIterable {
+        case stone, iron
+        case stonyIron = "stony-iron"
+    }
+
+    struct Specimen: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
+        var id: Int
+        var name: String
+        var mass: Double?
+        var year: Int
+        var fell: Bool
+        var kind: Kind
+        var foundAt: Date
+        var note: String?
+        /// Not declared: conditions on it are refused.
+        var shelf: Int = 0
+
+        static let queryableFields: [QueryableField<Specimen>] = [
+            QueryableField(\.name, name: "name"),
+            QueryableField(\.mass, name: "mass"),
+            QueryableField(\.year, name: "year"),
+            QueryableField(\.fell, name: "fell"),
+            QueryableField(\.kind, name: "kind"),
+            QueryableField(\.foundAt, name: "found_at"),
+            QueryableField(\.note, name: "note"),
+        ]
+    }
+
+    static let names = [
+        "Allende", "allende", "Aba", "Ab", "Ñ", "N\u{303}a", "Éa", "E\u{301}b", "東京", "🚀x", "Z", "", "%a",
+        "_b",
+    ]
+
+    static func specimen(_ id: Int, _ random: inout SeededRandomNumberGenerator) -> Specimen {
+        let masses: [Double?] = [nil, 0, -0.0, 1.5, 2, 10, -3, .nan, .infinity, 1e300]
+        return Specimen(
+            id: id, name: names.randomElement(using: &random)!, mass: masses.randomElement(using: &random)!,
+            year: Int.random(in: 1_990...1_999, using: &random), fell: Bool.random(using: &random),
+            kind: Kind.allCases.randomElement(using: &random)!,
+            foundAt: Date(timeIntervalSince1970: Double(Int.random(in: 0..<5, using: &random)) * 86_400),
+            note: Bool.random(using: &random) ? nil : names.randomElement(using: &random)!,
+            shelf: id % 3)
+    }
+
+    static func queries(_ random: inout SeededRandomNumberGenerator) -> [(String, Query<Specimen>)] {
+        let year = Int.random(in: 1_990...1_999, using: &random)
+        let mass = [0, 1.5, 2, -3, .nan, .infinity].randomElement(using: &random)!
+        let name = names.randomElement(using: &random)!
+        let limit = Int.random(in: 0...8, using: &random)
+        let offset = Int.random(in: 0...3, using: &random)
+        return [
+            ("year == \(year)", Query().where(\.year == year)),
+            ("year != \(year)", Query().where(\.year != year)),
+            (
+                "year < \(year) sorted year desc limit",
+                Query().where(\.year < year).sorted(by: \.year, .descending).limit(limit)
+            ),
+            (
+                "year >= \(year) sorted year offset limit",
+                Query().where(\.year >= year).sorted(by: \.year).offset(offset).limit(limit)
+            ),
+            ("mass > \(mass)", Query().where(\.mass > mass).sorted(by: \.mass)),
+            (
+                "mass <= \(mass) desc",
+                Query().where(\.mass <= mass).sorted(by: \.mass, .descending).limit(limit)
+            ),
+            ("mass == nil", Query().where(\.mass == nil)),
+            ("isNil(mass)", Query().where(.isNil(\.mass)).sorted(by: \.year).limit(limit)),
+            (
+                "mass != nil sorted mass",
+                Query().where(\.mass != nil).sorted(by: \.mass).sorted(by: \.name, .descending)
+            ),
+            ("mass == \(mass)", Query().where(\.mass == mass)),
+            ("prefix \(name)", Query().where(.hasPrefix(\.name, String(name.prefix(1)))).sorted(by: \.name)),
+            ("prefix full \(name)", Query().where(.hasPrefix(\.name, name)).limit(limit)),
+            ("note prefix", Query().where(.hasPrefix(\.note, "E\u{301}")).sorted(by: \.note, .descending)),
+            ("name == \(name)", Query().where(\.name == name)),
+            ("name < \(name) sorted", Query().where(\.name < name).sorted(by: \.name).limit(limit)),
+            ("kind in", Query().where(.isIn(\.kind, [.iron, .stonyIron])).sorted(by: \.kind).offset(offset)),
+            ("kind sorted", Query().sorted(by: \.kind, .descending).sorted(by: \.year).limit(limit)),
+            ("fell", Query().where(\.fell == true).sorted(by: \.foundAt, .descending).limit(limit)),
+            (
+                "or/not",
+                Query().where(\.year >= year && (\.fell == false || !(\.mass > 1.5))).sorted(by: \.year)
+            ),
+            (
+                "year in + filter",
+                Query().where(.isIn(\.year, [year, year + 1])).filter { $0.id % 2 == 0 }.limit(limit)
+            ),
+            ("note nil first", Query().sorted(by: \.note).offset(offset).limit(limit)),
+            (
+                "closure sort after condition",
+                Query().where(\.year <= year).sorted(by: SortKey(by: { $0.id % 5 })).limit(limit)
+            ),
+            ("empty in", Query().where(.isIn(\.name, []))),
+            (
+                "date range",
+                Query().where(\.foundAt >= Date(timeIntervalSince1970: 86_400)).sorted(by: \.foundAt)
+            ),
+        ]
+    }
+
+    @Test func indexedStoresAnswerWhatTheReferenceAnswersOverRandomWrites() async throws {
+        let directory = try TemporaryDirectory()
+        for seed in UInt64(1)...4 {
+            var random = SeededRandomNumberGenerator(seed: seed)
+            let memory = InMemoryRepository<Specimen>()
+            let bounded = InMemoryRepository<Specimen>(capacity: 150)
+            let fileURL = directory.file()
+            var file = try await FileRepository<Specimen>(fileURL: fileURL)
+            var reference: [Specimen] = []
+            for step in 0..<900 {
+                let id = Int.random(in: 0..<300, using: &random)
+                let roll = Int.random(in: 0..<10, using: &random)
+                if roll < 7 {
+                    let specimen = Self.specimen(id, &random)
+                    for store in [memory, bounded] as [InMemoryRepository<Specimen>] {
+                        try await store.save(specimen)
+                    }
+                    try await file.save(specimen)
+                    if let index = reference.firstIndex(where: { $0.id == id }) {
+                        reference[index] = specimen
+                    } else {
+                        reference.append(specimen)
+                    }
+                } else {
+                    try await memory.delete(id: id)
+                    try await bounded.delete(id: id)
+                    try await file.delete(id: id)
+                    reference.removeAll { $0.id == id }
+                }
+                if step == 600 {
+                    try await file.close()
+                    file = try await FileRepository<Specimen>(fileURL: fileURL)
+                }
+                guard step % 60 == 59 else { continue }
+                let boundedStored = try await bounded.fetchAll()
+                for (name, query) in Self.queries(&random) {
+                    // IDs, not entities: a NaN mass makes a specimen unequal to itself.
+                    let expected = try query.apply(to: reference).map(\.id)
+                    #expect(
+                        try await memory.fetch(query).map(\.id) == expected,
+                        "seed \(seed) step \(step): \(name)")
+                    #expect(
+                        try await file.fetch(query).map(\.id) == expected,
+                        "seed \(seed) step \(step): \(name) (file)")
+                    #expect(try await memory.count(query) == expected.count, "seed \(seed): count \(name)")
+                    #expect(
+                        try await file.count(query) == expected.count, "seed \(seed): count \(name) (file)")
+                    #expect(
+                        try await bounded.fetch(query).map(\.id) == query.apply(to: boundedStored).map(\.id),
+                        "seed \(seed) step \(step): \(name) (capacity)")
+                }
+            }
+            try await file.close()
+        }
+    }
+
+    @Test func nilComesFirstAndNaNLastAmongNumbers() throws {
+        let masses: [Double?] = [2, nil, .nan, -1, .infinity, nil]
+        let specimens = masses.enumerated().map { index, mass in
+            Specimen(
+                id: index, name: "s\(index)", mass: mass, year: 1_990, fell: false, kind: .iron,
+                foundAt: Date(timeIntervalSince1970: 0), note: nil)
+        }
+        let ascending = try Query<Specimen>().sorted(by: \.mass).apply(to: specimens).map(\.id)
+        #expect(ascending == [1, 5, 3, 0, 4, 2])
+        let below = try Query<Specimen>().where(\.mass < 0).apply(to: specimens).map(\.id)
+        #expect(below == [1, 3, 5], "nil sorts first, so it is below every value")
+        #expect(try Query<Specimen>().where(\.mass == .nan).apply(to: specimens).map(\.id) == [2])
+    }
+
+    @Test func textComparesByCodePointAfterNFCAndPrefixIsCaseSensitive() throws {
+        let names = ["e\u{301}clair", "\u{e9}clat", "Eclair", "eclair", "%clair"]
+        let specimens = names.enumerated().map { index, name in
+            Specimen(
+                id: index, name: name, mass: nil, year: 1_990, fell: false, kind: .iron,
+                foundAt: Date(timeIntervalSince1970: 0), note: nil)
+        }
+        #expect(try Query<Specimen>().sorted(by: \.name).apply(to: specimens).map(\.id) == [4, 2, 3, 0, 1])
+        #expect(
+            try Query<Specimen>().where(.hasPrefix(\.name, "\u{e9}cl")).apply(to: specimens).map(\.id) == [
+                0, 1,
+            ])
+        #expect(try Query<Specimen>().where(.hasPrefix(\.name, "e")).apply(to: specimens).map(\.id) == [3])
+        #expect(try Query<Specimen>().where(\.name == "\u{e9}clair").apply(to: specimens).map(\.id) == [0])
+        #expect(try Query<Specimen>().where(.hasPrefix(\.name, "%")).apply(to: specimens).map(\.id) == [4])
+    }
+
+    @Test func aConditionOnAnUndeclaredPropertyIsRefusedNamingIt() async throws {
+        let store = InMemoryRepository<Specimen>()
+        let query = Query<Specimen>().where(\.shelf == 2)
+        let error = try await #require(throws: RepositoryError.self) { try await store.fetch(query) }
+        #expect(error.code == .rejected)
+        #expect(error.reason.contains("\\Specimen.shelf"), "\(error.reason)")
+        #expect(error.recovery?.contains("queryableFields") == true)
+        await #expect(throws: RepositoryError.self) { try await store.count(query) }
+    }
+
+    @Test func conditionsDescribeThemselvesByTheirDeclaredNames() {
+        let condition: FieldCondition<Specimen> =
+            \.year >= 1_900 && (\.mass == nil || .hasPrefix(\.name, "A"))
+        #expect(condition.description == "year >= 1900 && (mass == nil || name hasPrefix \"A\")")
+        #expect((!(\Specimen.fell == true)).description == "!(fell == true)")
+    }
+
+    @Test func aDeclarationWithABadOrRepeatedNameIsRefused() throws {
+        struct Bad: Identifiable, QueryableEntity {
+            var id: Int
+            var a: Int
+            static let queryableFields: [QueryableField<Bad>] = [
+                QueryableField(\.a, name: "a"), QueryableField(\.id, name: "a"),
+            ]
+        }
+        struct Spaced: Identifiable, QueryableEntity {
+            var id: Int
+            static let queryableFields: [QueryableField<Spaced>] = [QueryableField(\.id, name: "Two words")]
+        }
+        let repeated = try #require(throws: RepositoryError.self) { try Bad.validateQueryableFields() }
+        #expect(repeated.reason.contains("\"a\" twice"))
+        let spaced = try #require(throws: RepositoryError.self) { try Spaced.validateQueryableFields() }
+        #expect(spaced.reason.contains("Two words"))
+        try Specimen.validateQueryableFields()
+    }
+}
