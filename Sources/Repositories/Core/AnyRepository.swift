@@ -41,12 +41,15 @@ where Entity.ID == ID {
     public var onFetchQuery: @Sendable (Query<Entity>) async throws -> [Entity]
     /// Answers ``count()``.
     public var onCount: @Sendable () async throws -> Int
+    /// Answers ``count(_:)``.
+    public var onCountQuery: @Sendable (Query<Entity>) async throws -> Int
     /// Answers ``delete(ids:)``.
     public var onDeleteIDs: @Sendable ([ID]) async throws -> Void
 
     /// Creates a repository from closures.
     ///
-    /// The customization points (`fetchIDs`, `fetchQuery`, `count`, `deleteIDs`) default to
+    /// The customization points (`fetchIDs`, `fetchQuery`, `count`, `countQuery`,
+    /// `deleteIDs`) default to
     /// the protocol's default implementations over the required closures given here (a
     /// closure assigned to a property later does not change them). The default `deleteIDs`
     /// deletes one ID at a time, so it is not atomic.
@@ -60,6 +63,7 @@ where Entity.ID == ID {
         fetchIDs: (@Sendable ([ID]) async throws -> [Entity])? = nil,
         fetchQuery: (@Sendable (Query<Entity>) async throws -> [Entity])? = nil,
         count: (@Sendable () async throws -> Int)? = nil,
+        countQuery: (@Sendable (Query<Entity>) async throws -> Int)? = nil,
         deleteIDs: (@Sendable ([ID]) async throws -> Void)? = nil
     ) {
         self.onFetch = fetch
@@ -74,6 +78,7 @@ where Entity.ID == ID {
         self.onFetchIDs = fetchIDs ?? { try await required.fetch(ids: $0) }
         self.onFetchQuery = fetchQuery ?? { try await required.fetch($0) }
         self.onCount = count ?? { try await required.count() }
+        self.onCountQuery = countQuery ?? { try await required.count($0) }
         self.onDeleteIDs = deleteIDs ?? { try await required.delete(ids: $0) }
     }
 
@@ -92,6 +97,7 @@ where Entity.ID == ID {
         self.onFetchIDs = { try await base.fetch(ids: $0) }
         self.onFetchQuery = { try await base.fetch($0) }
         self.onCount = { try await base.count() }
+        self.onCountQuery = { try await base.count($0) }
         self.onDeleteIDs = { try await base.delete(ids: $0) }
     }
 
@@ -113,6 +119,8 @@ where Entity.ID == ID {
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] { try await onFetchQuery(query) }
     /// Calls ``onCount``.
     public func count() async throws -> Int { try await onCount() }
+    /// Calls ``onCountQuery``.
+    public func count(_ query: Query<Entity>) async throws -> Int { try await onCountQuery(query) }
     /// Calls ``onDeleteIDs``.
     public func delete(ids: [ID]) async throws { try await onDeleteIDs(ids) }
 }

@@ -18,6 +18,8 @@ public enum RepositoryOperation: String, Sendable, Hashable, CaseIterable, Custo
     case fetchQuery
     /// ``Repository/count()``
     case count
+    /// ``Repository/count(_:)``
+    case countQuery
     /// ``Repository/delete(ids:)``
     case deleteIDs
 
@@ -26,7 +28,9 @@ public enum RepositoryOperation: String, Sendable, Hashable, CaseIterable, Custo
         .save, .saveContentsOf, .delete, .deleteAll, .deleteIDs,
     ]
     /// The operations that only read.
-    public static let reads: Set<RepositoryOperation> = [.fetch, .fetchAll, .fetchIDs, .fetchQuery, .count]
+    public static let reads: Set<RepositoryOperation> = [
+        .fetch, .fetchAll, .fetchIDs, .fetchQuery, .count, .countQuery,
+    ]
 
     /// Whether the operation changes stored data.
     public var isWrite: Bool { Self.writes.contains(self) }
@@ -43,6 +47,7 @@ public enum RepositoryOperation: String, Sendable, Hashable, CaseIterable, Custo
         case .fetchIDs: "fetch(ids:)"
         case .fetchQuery: "fetch(_:)"
         case .count: "count()"
+        case .countQuery: "count(_:)"
         case .deleteIDs: "delete(ids:)"
         }
     }

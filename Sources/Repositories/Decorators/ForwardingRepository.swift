@@ -81,6 +81,12 @@ extension ForwardingRepository {
         try await around(.count) { [base] in try await base.count() }
     }
 
+    /// Counts what the base's query returns, through this decorator (see the type's
+    /// documentation for what it does around each call).
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try await around(.countQuery) { [base] in try await base.count(query) }
+    }
+
     /// Deletes the entities under `ids` from the base, through this decorator (see the type's
     /// documentation for what it does around each call).
     public func delete(ids: [ID]) async throws {

@@ -42,6 +42,7 @@ extension AnyRepository {
             fetchIDs: { _ in throw fail(.fetchIDs) },
             fetchQuery: { _ in throw fail(.fetchQuery) },
             count: { throw fail(.count) },
+            countQuery: { _ in throw fail(.countQuery) },
             deleteIDs: { _ in throw fail(.deleteIDs) })
     }
 }

@@ -180,6 +180,11 @@ public final class FaultInjectingRepository<Base: Repository>: Repository {
         try await intercept(.count) { try await base.count() }
     }
 
+    /// Counts what ``base`` answers to the query unless a fault is due.
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try await intercept(.countQuery) { try await base.count(query) }
+    }
+
     /// Deletes from ``base`` unless a fault is due.
     public func delete(ids: [ID]) async throws {
         try await intercept(.deleteIDs) { try await base.delete(ids: ids) }

@@ -122,6 +122,11 @@ public final class SpyRepository<Base: Repository>: Repository {
         try await record(.count) { try await base.count() }
     }
 
+    /// Records the call, then counts what ``base`` answers to the query.
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try await record(.countQuery, query: query) { try await base.count(query) }
+    }
+
     /// Records the call, then deletes from ``base``.
     public func delete(ids: [ID]) async throws {
         try await record(.deleteIDs, ids: ids) { try await base.delete(ids: ids) }

@@ -44,6 +44,7 @@ public struct UnimplementedEndpointError: Error, Hashable, Sendable, CustomStrin
         case .deleteAll: "onDeleteAll"
         case .fetchIDs: "onFetchIDs"
         case .fetchQuery: "onFetchQuery"
+        case .countQuery: "onCountQuery"
         case .count: "onCount"
         case .deleteIDs: "onDeleteIDs"
         }

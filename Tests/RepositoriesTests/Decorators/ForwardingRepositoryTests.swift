@@ -25,6 +25,7 @@ import Testing
         #expect(
             try await repository.fetch(Query<Item>().limit(1)) == [item(1)], sourceLocation: sourceLocation)
         #expect(try await repository.count() == 3, sourceLocation: sourceLocation)
+        #expect(try await repository.count(Query<Item>().offset(1)) == 2, sourceLocation: sourceLocation)
         try await repository.delete(id: 1)
         try await repository.delete(ids: [2])
         #expect(try await repository.fetchAll() == [item(3)], sourceLocation: sourceLocation)
@@ -32,7 +33,8 @@ import Testing
 
         #expect(
             spy.operations == [
-                .save, .saveContentsOf, .fetch, .fetchAll, .fetchIDs, .fetchQuery, .count, .delete,
+                .save, .saveContentsOf, .fetch, .fetchAll, .fetchIDs, .fetchQuery, .count, .countQuery,
+                .delete,
                 .deleteIDs,
                 .fetchAll, .deleteAll,
             ], sourceLocation: sourceLocation)
@@ -59,7 +61,8 @@ import Testing
         }
         #expect(
             events.value == [
-                .save, .saveContentsOf, .fetch, .fetchAll, .fetchIDs, .fetchQuery, .count, .delete,
+                .save, .saveContentsOf, .fetch, .fetchAll, .fetchIDs, .fetchQuery, .count, .countQuery,
+                .delete,
                 .deleteIDs,
                 .fetchAll, .deleteAll,
             ])

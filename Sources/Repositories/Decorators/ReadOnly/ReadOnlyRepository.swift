@@ -38,6 +38,8 @@ public struct ReadOnlyRepository<Base: Repository>: Repository {
     public func fetch(ids: [ID]) async throws -> [Entity] { try await base.fetch(ids: ids) }
     /// Queries ``base``.
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] { try await base.fetch(query) }
+    /// Counts what the base answers to the query.
+    public func count(_ query: Query<Entity>) async throws -> Int { try await base.count(query) }
     /// Counts ``base``.
     public func count() async throws -> Int { try await base.count() }
 

@@ -129,6 +129,9 @@ final class GatedRepository<Base: Repository>: Repository {
         try await pass(.fetchQuery) { try await base.fetch(query) }
     }
     func count() async throws -> Int { try await pass(.count) { try await base.count() } }
+    func count(_ query: Query<Entity>) async throws -> Int {
+        try await pass(.countQuery) { try await base.count(query) }
+    }
     func delete(ids: [ID]) async throws { try await pass(.deleteIDs) { try await base.delete(ids: ids) } }
 }
 
