@@ -5,7 +5,7 @@ import Repositories
 /// a REST collection alike.
 struct Meteorite: Identifiable, Codable, Sendable, Equatable {
     /// Whether the meteorite was seen falling or found later.
-    enum Fall: String, Codable, Sendable {
+    enum Fall: String, Codable, Sendable, QueryableValue {
         /// Seen falling, then collected.
         case fell = "Fell"
         /// Found on the ground.
@@ -39,8 +39,33 @@ struct Meteorite: Identifiable, Codable, Sendable, Equatable {
     var isGeolocated: Bool { geolocation != nil }
 }
 
+extension Meteorite: QueryableEntity {
+    /// The properties a store can filter and sort by where the data is: the list screen's
+    /// location test, its order by mass, and the search field's name prefix.
+    static let queryableFields: [QueryableField<Meteorite>] = [
+        QueryableField(\.name, name: "name"),
+        QueryableField(\.recclass, name: "recclass"),
+        QueryableField(\.mass, name: "mass"),
+        QueryableField(\.fall, name: "fall"),
+        QueryableField(\.year, name: "year"),
+        QueryableField(\.geolocation?.latitude, name: "latitude"),
+    ]
+}
+
 extension Query where Entity == Meteorite {
     /// The article's list: only the meteorites with a location (its `getDbInfo` filters
-    /// `$0.geolocation != nil`).
-    static var geolocated: Query<Meteorite> { Query().filter(\.isGeolocated) }
+    /// `$0.geolocation != nil`), as a condition on a declared field, so a store with indexes
+    /// answers it without reading the others.
+    static var geolocated: Query<Meteorite> { Query().where(\.geolocation?.latitude != nil) }
+
+    /// The search field: the meteorites whose name starts with `prefix` (case-sensitive), in
+    /// name order, at most `limit`.
+    static func named(startingWith prefix: String, limit: Int = 10) -> Query<Meteorite> {
+        Query().where(.hasPrefix(\.name, prefix)).sorted(by: \.name).limit(limit)
+    }
+
+    /// The heaviest meteorites on the map, heaviest first.
+    static func heaviestGeolocated(_ limit: Int) -> Query<Meteorite> {
+        geolocated.sorted(by: \.mass, .descending).limit(limit)
+    }
 }

@@ -108,14 +108,20 @@ import RepositoriesSQLite
         }
         try mirrorFailures.check(Self.fileName)
         let total = try await database.count()
-        let geolocated = try await database.fetch(.geolocated).count
+        let geolocated = try await database.count(.geolocated)
         print(
             "\(Self.fileName) holds \(Console.grouped(total)) meteorites: "
                 + "\(Console.grouped(geolocated)) geolocated, "
                 + "\(Console.grouped(total - geolocated)) without location.")
         print("The five heaviest on the map:")
-        let heaviest = viewModel.meteoriteList.sorted { ($0.mass ?? 0) > ($1.mass ?? 0) }.prefix(5)
-        for meteorite in heaviest { print("  " + MeteoriteFormat.row(meteorite)) }
+        for meteorite in try await database.fetch(.heaviestGeolocated(5)) {
+            print("  " + MeteoriteFormat.row(meteorite))
+        }
+        let search = "Allan"
+        let found = try await database.fetch(.named(startingWith: search, limit: 3))
+        let matching = try await database.count(Query<Meteorite>().where(.hasPrefix(\.name, search)))
+        print("Search \"\(search)\": \(Console.grouped(matching)) names start with it; the first three:")
+        for meteorite in found { print("  " + MeteoriteFormat.row(meteorite)) }
     }
 
     /// The view model's fetch once the API is unreachable: SQLite answers.
