@@ -131,7 +131,7 @@ extension BenchmarkRun {
             note: "ratio: the store's growth over the baseline's")
     }
 
-    private static func label(_ size: Int) -> String {
+    static func label(_ size: Int) -> String {
         size >= 1_000_000 ? "\(size / 1_000_000)M" : "\(size / 1_000)k"
     }
 }

@@ -45,6 +45,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("SQLite", BenchmarkRun.sqliteFigures),
     ("PostgreSQL", BenchmarkRun.postgresFigures),
     ("growth", BenchmarkRun.growthFigures),
+    ("queries", BenchmarkRun.queryFigures),
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),

@@ -97,8 +97,8 @@ extension _InMemoryStorage {
     }
 
     /// Walks `field`'s index over `ranges` in the first sort key's direction, a group of
-    /// equal values at a time (in stored order, then sorted by the other keys), keeping the
-    /// entities that meet `conjuncts`, until `needed` are kept.
+    /// equal values at a time (each group in stored order, then sorted by the other keys),
+    /// keeping the entities that meet `conjuncts`, until `needed` are kept.
     private func walk(
         _ field: Int, _ ranges: [Range<Position>], _ query: Query<Entity>,
         _ conjuncts: [FieldConditionNode<Entity>], needed: Int?
@@ -108,30 +108,42 @@ extension _InMemoryStorage {
         var tieBreaker = query
         tieBreaker.sortKeys.removeFirst()
         var result: [Entity] = []
-        var group: [Int] = []
-        var groupKey: FieldValue?
-        func emit() {
-            if descending { group.reverse() }
-            var kept = entities(inSlots: group, meeting: conjuncts)
-            if !tieBreaker.sortKeys.isEmpty && kept.count > 1 { kept = tieBreaker.stableSorted(kept) }
-            result.append(contentsOf: kept)
-            group.removeAll(keepingCapacity: true)
-        }
         for range in descending ? ranges.reversed() : ranges {
-            var position = descending ? range.upperBound : range.lowerBound
-            while descending ? position > range.lowerBound : position < range.upperBound {
-                let current = descending ? index.before(position) : position
-                let entry = index[current]
-                if let groupKey, groupKey != entry.key {
-                    emit()
+            var remaining = range
+            while !remaining.isEmpty {
+                // The group of entries equal to the next key in the walk's direction.
+                let group: Range<Position>
+                if descending {
+                    let key = index[index.before(remaining.upperBound)].key
+                    group = max(index.lowerBound(key), remaining.lowerBound)..<remaining.upperBound
+                    remaining = remaining.lowerBound..<group.lowerBound
+                } else {
+                    let key = index[remaining.lowerBound].key
+                    group = remaining.lowerBound..<min(index.upperBound(key), remaining.upperBound)
+                    remaining = group.upperBound..<remaining.upperBound
+                }
+                var kept: [Entity] = []
+                var position = group.lowerBound
+                while position < group.upperBound {
+                    let slot = index[position].slot
+                    if let id = order[slot], let entity = entities[id],
+                        conjuncts.allSatisfy({ $0.matches(entity) })
+                    {
+                        if tieBreaker.sortKeys.isEmpty {
+                            result.append(entity)
+                            if let needed, result.count >= needed { return result }
+                        } else {
+                            kept.append(entity)
+                        }
+                    }
+                    position = index.after(position)
+                }
+                if !kept.isEmpty {
+                    result.append(contentsOf: kept.count > 1 ? tieBreaker.stableSorted(kept) : kept)
                     if let needed, result.count >= needed { return result }
                 }
-                groupKey = entry.key
-                group.append(entry.slot)
-                position = descending ? current : index.after(current)
             }
         }
-        emit()
         return result
     }
 }
