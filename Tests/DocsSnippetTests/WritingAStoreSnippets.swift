@@ -124,7 +124,7 @@ where Entity.ID: Codable & Sendable {
         let report = try await suite.run()
         // Only the migration area is skipped: this store takes no `migrations:`.
         #expect(report.skipped.allSatisfy { $0.law.area == .migrations }, "\(report)")
-        #expect(report.passed.count == 25, "\(report)")
+        #expect(report.passed.count == 27, "\(report)")
     }
 
     @Test func aFileOfAnotherShapeIsRefusedNamingIt() throws {
