@@ -191,6 +191,39 @@ public struct Query<Entity>: Sendable {
     }
 }
 
+extension Query: CustomStringConvertible {
+    /// The query, split by where each part runs: what the store receives (conditions, sort
+    /// keys on declared fields, and the offset and limit when nothing runs after it), and what
+    /// runs in Swift over the store's answer (closure filters, computed sort keys, and the
+    /// offset and limit after them). `instrumented` events carry it.
+    ///
+    /// `store: where mass >= 1000.0, sorted by mass descending, limit 20`, or
+    /// `store: where year >= 1900; Swift: 1 filter, sorted by a computed key, limit 20`.
+    public var description: String {
+        var store: [String] = []
+        var swift: [String] = []
+        if !conditions.isEmpty {
+            store.append("where " + conditions.map(\.description).joined(separator: " && "))
+        }
+        if !predicates.isEmpty { swift.append("\(predicates.count) filter\(predicates.count == 1 ? "" : "s")") }
+        let sortedInStore = sortKeys.allSatisfy { $0.field != nil }
+        if !sortKeys.isEmpty {
+            let keys = sortKeys.map { key in
+                (key.field?.name ?? "a computed key") + (key.order == .descending ? " descending" : "")
+            }
+            let sort = "sorted by " + keys.joined(separator: ", then ")
+            if sortedInStore { store.append(sort) } else { swift.append(sort) }
+        }
+        var window: [String] = []
+        if offset != 0 { window.append("offset \(offset)") }
+        if let limit { window.append("limit \(limit)") }
+        if predicates.isEmpty && sortedInStore { store += window } else { swift += window }
+        var parts = ["store: " + (store.isEmpty ? "everything" : store.joined(separator: ", "))]
+        if !swift.isEmpty { parts.append("Swift: " + swift.joined(separator: ", ")) }
+        return parts.joined(separator: "; ")
+    }
+}
+
 extension Query where Entity: QueryableEntity {
     /// Returns a copy that also requires `condition`, on the entity's declared fields, to
     /// hold; stores run it where the data lives.

@@ -40,18 +40,37 @@ public struct InstrumentedRepository<Base: Repository>: ForwardingRepository {
     func around<T: Sendable>(
         _ operation: RepositoryOperation, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
+        try await timed(operation, query: nil, body)
+    }
+
+    /// Queries the base, reporting the query split by where each part runs
+    /// (``RepositoryEvent/query``).
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try await timed(.fetchQuery, query: query.description) { [base] in try await base.fetch(query) }
+    }
+
+    /// Counts what the base answers to the query, reporting the query split by where each
+    /// part runs (``RepositoryEvent/query``).
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try await timed(.countQuery, query: query.description) { [base] in try await base.count(query) }
+    }
+
+    private func timed<T: Sendable>(
+        _ operation: RepositoryOperation, query: String?, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let start = clock.now()
         do {
             let result = try await body()
             record(
                 RepositoryEvent(
-                    label: label, operation: operation, duration: clock.now() - start, outcome: .success))
+                    label: label, operation: operation, duration: clock.now() - start, outcome: .success,
+                    query: query))
             return result
         } catch {
             record(
                 RepositoryEvent(
                     label: label, operation: operation, duration: clock.now() - start,
-                    outcome: .failure(error)))
+                    outcome: .failure(error), query: query))
             throw error
         }
     }

@@ -24,20 +24,30 @@ public struct RepositoryEvent: Sendable, CustomStringConvertible {
     public var duration: Duration
     /// How it ended.
     public var outcome: Outcome
+    /// For `fetch(_:)` and `count(_:)`, the query, split by where each part runs
+    /// (``Query/description``): `store: where mass >= 1000.0, sorted by mass descending;
+    /// Swift: 1 filter, limit 20`.
+    public var query: String?
 
     /// Creates an event.
-    public init(label: String, operation: RepositoryOperation, duration: Duration, outcome: Outcome) {
+    public init(
+        label: String, operation: RepositoryOperation, duration: Duration, outcome: Outcome,
+        query: String? = nil
+    ) {
         self.label = label
         self.operation = operation
         self.duration = duration
         self.outcome = outcome
+        self.query = query
     }
 
-    /// A log line, such as `Product fetch(id:) succeeded in 0.002 seconds`.
+    /// A log line, such as `Product fetch(id:) succeeded in 0.002 seconds`, with the query
+    /// in brackets after a query's operation.
     public var description: String {
-        switch outcome {
-        case .success: "\(label) \(operation) succeeded in \(duration)"
-        case .failure(let error): "\(label) \(operation) failed in \(duration): \(error)"
+        let called = query.map { "\(operation) [\($0)]" } ?? "\(operation)"
+        return switch outcome {
+        case .success: "\(label) \(called) succeeded in \(duration)"
+        case .failure(let error): "\(label) \(called) failed in \(duration): \(error)"
         }
     }
 }

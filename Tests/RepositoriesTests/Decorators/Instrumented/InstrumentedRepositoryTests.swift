@@ -30,6 +30,31 @@ import Testing
         #expect(events.value[0].description == "items save(_:) succeeded in 2.0 seconds")
     }
 
+    @Test func aQueryIsReportedSplitByWhereEachPartRuns() async throws {
+        let events = Shared<[RepositoryEvent]>([])
+        let store = InMemoryRepository((0..<6).map { ConformanceEntity.make(index: $0, revision: 0) })
+        let entities = store.instrumented(label: "entities") { event in events.update { $0.append(event) } }
+        let mixed = Query<ConformanceEntity>().where(\.rank >= 2).filter { $0.id % 2 == 0 }
+            .sorted(by: \.rank, .descending).limit(3)
+        let pushed = Query<ConformanceEntity>().where(\.rank >= 2).sorted(by: \.rank).offset(1).limit(2)
+        let computed = Query<ConformanceEntity>().sorted(by: \.rank).sorted(by: SortKey { $0.id }).limit(2)
+
+        #expect(try await entities.fetch(mixed) == store.fetch(mixed))
+        _ = try await entities.count(pushed)
+        _ = try await entities.fetch(computed)
+        _ = try await entities.fetch(Query())
+
+        #expect(events.value.map(\.operation) == [.fetchQuery, .countQuery, .fetchQuery, .fetchQuery])
+        #expect(
+            events.value.map(\.query) == [
+                "store: where rank >= 2, sorted by rank descending; Swift: 1 filter, limit 3",
+                "store: where rank >= 2, sorted by rank, offset 1, limit 2",
+                "store: everything; Swift: sorted by rank, then a computed key, limit 2",
+                "store: everything",
+            ])
+        #expect(events.value[1].description.hasPrefix("entities count(_:) [store: where rank >= 2, sorted by rank"))
+    }
+
     @Test func aFailureIsReportedWithItsErrorAndStillThrown() async throws {
         let base = FaultInjectingRepository(InMemoryRepository<Item>())
         base.failNext(of: .fetchAll, with: offline)
