@@ -165,6 +165,58 @@ import Testing
         }
     }
 
+    /// Writers replace groups of ten specimens, always all ten at one year, in batches, while
+    /// readers query by the indexed year: a reader must see each group whole, at one year.
+    @Test func readersNeverSeeABatchTornInTheIndexes() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try await FileRepository<Specimen>(fileURL: directory.file())
+        for store in [AnyRepository(InMemoryRepository<Specimen>()), AnyRepository(file)] {
+            func group(_ number: Int, year: Int) -> [Specimen] {
+                (0..<10).map { member in
+                    Specimen(
+                        id: number * 10 + member, name: "g\(number)", mass: Double(member), year: year,
+                        fell: member % 2 == 0, kind: .iron, foundAt: Date(timeIntervalSince1970: 0),
+                        note: nil)
+                }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for writer in 0..<6 {
+                    tasks.addTask {
+                        for round in 0..<60 {
+                            let number = (writer * 7 + round) % 12
+                            if round % 9 == 8 {
+                                try await store.delete(ids: group(number, year: 0).map(\.id))
+                            } else {
+                                try await store.save(contentsOf: group(number, year: 1_990 + round % 10))
+                            }
+                        }
+                    }
+                }
+                for _ in 0..<4 {
+                    tasks.addTask {
+                        for round in 0..<80 {
+                            let query = Query<Specimen>().where(\.year >= 1_990 + round % 5)
+                                .sorted(by: \.year, .descending).sorted(by: \.mass)
+                            let seen = try await store.fetch(query)
+                            let groups = Dictionary(grouping: seen) { $0.id / 10 }
+                            for (number, members) in groups {
+                                #expect(
+                                    members.count == 10, "group \(number) seen with \(members.count) of 10")
+                                #expect(
+                                    Set(members.map(\.year)).count == 1, "group \(number) seen at two years")
+                            }
+                            #expect(seen.map(\.year) == seen.map(\.year).sorted(by: >))
+                            let counted = try await store.count(query)
+                            #expect(counted % 10 == 0, "a count saw part of a batch: \(counted)")
+                        }
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+        }
+        try await file.close()
+    }
+
     @Test func nilComesFirstAndNaNLastAmongNumbers() throws {
         let masses: [Double?] = [2, nil, .nan, -1, .infinity, nil]
         let specimens = masses.enumerated().map { index, mass in

@@ -52,7 +52,9 @@ import Testing
                 "store: everything; Swift: sorted by rank, then a computed key, limit 2",
                 "store: everything",
             ])
-        #expect(events.value[1].description.hasPrefix("entities count(_:) [store: where rank >= 2, sorted by rank"))
+        #expect(
+            events.value[1].description.hasPrefix(
+                "entities count(_:) [store: where rank >= 2, sorted by rank"))
     }
 
     @Test func aFailureIsReportedWithItsErrorAndStillThrown() async throws {
