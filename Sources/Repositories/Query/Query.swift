@@ -205,7 +205,9 @@ extension Query: CustomStringConvertible {
         if !conditions.isEmpty {
             store.append("where " + conditions.map(\.description).joined(separator: " && "))
         }
-        if !predicates.isEmpty { swift.append("\(predicates.count) filter\(predicates.count == 1 ? "" : "s")") }
+        if !predicates.isEmpty {
+            swift.append("\(predicates.count) filter\(predicates.count == 1 ? "" : "s")")
+        }
         let sortedInStore = sortKeys.allSatisfy { $0.field != nil }
         if !sortKeys.isEmpty {
             let keys = sortKeys.map { key in
