@@ -99,6 +99,10 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// character exists, as in `"b\u{301}"`).
     func hasTextPrefix(_ prefix: String) -> Bool {
         guard case .text(let text) = self else { return false }
+        // ASCII text is its own NFC form: both ASCII, the bytes decide without normalising.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) && prefix.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.utf8.starts(with: prefix.utf8)
+        }
         let scalars = text.precomposedStringWithCanonicalMapping.unicodeScalars
         let wanted = prefix.precomposedStringWithCanonicalMapping.unicodeScalars
         return scalars.starts(with: wanted)

@@ -148,6 +148,13 @@ public struct Query<Entity>: Sendable {
         return page(result)
     }
 
+    /// How many entities ``finish(_:)`` would return when `matches` entities meet the
+    /// conditions and there are no closure filters.
+    func finishedCount(matching matches: Int) -> Int {
+        let afterOffset = max(0, matches - offset)
+        return limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
     /// How many entities ``finish(_:)`` would return for `selection`, without sorting.
     func finishedCount(_ selection: IndexSelection<Entity>) -> Int {
         let matches =

@@ -127,6 +127,9 @@ where Entity.ID: Sendable {
     /// Counts with the indexes, as ``fetch(_:)`` selects, without sorting.
     public func count(_ query: Query<Entity>) async throws -> Int {
         try query.validate()
+        if query.predicates.isEmpty, let matches = storage.withLock({ $0.conditionMatchCount(query) }) {
+            return query.finishedCount(matching: matches)
+        }
         return query.finishedCount(storage.withLock { $0.select(query, sorting: false) })
     }
 

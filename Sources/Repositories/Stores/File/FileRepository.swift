@@ -245,10 +245,14 @@ where Entity.ID: Codable & Sendable {
     /// Counts with the indexes, as ``fetch(_:)`` selects, without sorting.
     public func count(_ query: Query<Entity>) async throws -> Int {
         try query.validate()
-        let selection = try state.withLock { state in
+        let counted = try state.withLock { state in
             try state.checkUsable(fileURL)
-            return state.index.select(query, sorting: false)
+            if query.predicates.isEmpty, let matches = state.index.conditionMatchCount(query) {
+                return (matches: matches, selection: nil as IndexSelection<Entity>?)
+            }
+            return (matches: 0, selection: state.index.select(query, sorting: false))
         }
+        guard let selection = counted.selection else { return query.finishedCount(matching: counted.matches) }
         return query.finishedCount(selection)
     }
 

@@ -28,23 +28,28 @@ extension _InMemoryStorage {
         guard let indexes = fieldIndexes else {
             return IndexSelection(entities: scan(conjuncts), isSorted: false)
         }
-        var best: (field: Int, ranges: [Range<Position>], size: Int)?
-        for conjunct in conjuncts {
+        // A range holds exactly the entities meeting its condition, so the condition whose
+        // range is read is not tested again.
+        var best: (field: Int, ranges: [Range<Position>], size: Int, conjunct: Int)?
+        for (position, conjunct) in conjuncts.enumerated() {
             guard let (field, ranges) = indexes.ranges(for: conjunct) else { continue }
-            let size = ranges.reduce(0) {
-                $0 + indexes.entries[field].distance(from: $1.lowerBound, to: $1.upperBound)
-            }
-            if size < best?.size ?? .max { best = (field, ranges, size) }
+            let size = indexes.entries[field].count(in: ranges)
+            if size < best?.size ?? .max { best = (field, ranges, size, position) }
         }
         let sortFields = query.sortKeys.map { $0.field.flatMap(indexes.position(of:)) }
         if sorting, let primary = sortFields.first ?? nil, sortFields.allSatisfy({ $0 != nil }) {
             let index = indexes.entries[primary]
             var walked = [index.start..<index.end]
             var walkSize = index.count
-            for conjunct in conjuncts {
+            var rest = conjuncts
+            for (position, conjunct) in conjuncts.enumerated() {
                 guard let (field, ranges) = indexes.ranges(for: conjunct), field == primary else { continue }
-                let size = ranges.reduce(0) { $0 + index.distance(from: $1.lowerBound, to: $1.upperBound) }
-                if size < walkSize { (walked, walkSize) = (ranges, size) }
+                let size = index.count(in: ranges)
+                if size < walkSize {
+                    (walked, walkSize) = (ranges, size)
+                    rest = conjuncts
+                    rest.remove(at: position)
+                }
             }
             let wanted =
                 query.predicates.isEmpty ? query.limit.map { query.offset.addingReportingOverflow($0) } : nil
@@ -56,7 +61,7 @@ extension _InMemoryStorage {
             let gatherCost = best.map { Double($0.size) * log2(Double($0.size) + 2) } ?? .infinity
             if walkCost <= gatherCost {
                 return IndexSelection(
-                    entities: walk(primary, walked, query, conjuncts, needed: needed), isSorted: true)
+                    entities: walk(primary, walked, query, rest, needed: needed), isSorted: true)
             }
         }
         guard let best else { return IndexSelection(entities: scan(conjuncts), isSorted: false) }
@@ -71,7 +76,20 @@ extension _InMemoryStorage {
             }
         }
         slots.sort()
-        return IndexSelection(entities: entities(inSlots: slots, meeting: conjuncts), isSorted: false)
+        var rest = conjuncts
+        rest.remove(at: best.conjunct)
+        return IndexSelection(entities: entities(inSlots: slots, meeting: rest), isSorted: false)
+    }
+
+    /// How many entities meet `query`'s conditions, when the indexes know it without reading
+    /// any: no conditions, or one condition an index answers; `nil` otherwise.
+    func conditionMatchCount(_ query: Query<Entity>) -> Int? {
+        let conjuncts = query.conditions.flatMap(\.node.conjuncts)
+        if conjuncts.isEmpty { return count }
+        guard conjuncts.count == 1, let indexes = fieldIndexes,
+            let (field, ranges) = indexes.ranges(for: conjuncts[0])
+        else { return nil }
+        return indexes.entries[field].count(in: ranges)
     }
 
     /// Every entity meeting `conjuncts`, in stored order.

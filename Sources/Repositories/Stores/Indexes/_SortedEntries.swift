@@ -86,6 +86,11 @@ struct _SortedEntries {
         return total + upper.offset
     }
 
+    /// How many entries lie in `ranges`.
+    func count(in ranges: [Range<Position>]) -> Int {
+        ranges.reduce(0) { $0 + distance(from: $1.lowerBound, to: $1.upperBound) }
+    }
+
     /// The entry at `position`, which must be before ``end``.
     subscript(position: Position) -> Entry {
         blocks[position.block][position.offset]
