@@ -1,15 +1,20 @@
 /// A condition on an entity's declared fields (``QueryableEntity``), which a store can run
 /// where the data lives: an index, a `WHERE` clause, an API's parameters.
 ///
-/// Write one with a key path and an operator, and combine them with `&&`, `||` and `!`:
+/// Write one with a key path and an operator, and combine them with ``all(_:)``,
+/// ``any(_:)`` and ``not(_:)`` (several `where` calls must all hold, too):
 ///
 /// ```swift
 /// let found = try await meteorites.fetch(
 ///     Query<Meteorite>()
-///         .where(\.year >= 1900 && (\.mass > 1_000 || \.mass == nil))
+///         .where(\.year >= 1900)
+///         .where(.any(\.mass > 1_000, \.mass == nil))
 ///         .where(.hasPrefix(\.name, "Al"))
 ///         .where(.isIn(\.recclass, ["L6", "H5"])))
 /// ```
+///
+/// Named, not `&&` and `||`: operators of this type beside the comparisons on key paths
+/// would make the compiler try them in every `&&` of plain values, and give up on long ones.
 ///
 /// Every comparison uses the order of ``FieldValue``: `nil` before every value, so
 /// `\.mass < 10` holds for a `nil` mass, as `nil` sorts first.
@@ -29,18 +34,18 @@ public struct FieldCondition<Entity>: Sendable, CustomStringConvertible {
     /// The condition as code would spell it: `year >= 1900 && mass < 10`.
     public var description: String { node.description }
 
-    /// Holds when both hold.
-    public static func && (lhs: FieldCondition, rhs: FieldCondition) -> FieldCondition {
-        FieldCondition(.and(lhs.node.conjuncts + rhs.node.conjuncts))
+    /// Holds when every one of `conditions` holds (none: always).
+    public static func all(_ conditions: FieldCondition...) -> FieldCondition {
+        FieldCondition(.and(conditions.flatMap(\.node.conjuncts)))
     }
 
-    /// Holds when either holds.
-    public static func || (lhs: FieldCondition, rhs: FieldCondition) -> FieldCondition {
-        FieldCondition(.or(lhs.node.disjuncts + rhs.node.disjuncts))
+    /// Holds when at least one of `conditions` holds (none: never).
+    public static func any(_ conditions: FieldCondition...) -> FieldCondition {
+        FieldCondition(.or(conditions.flatMap(\.node.disjuncts)))
     }
 
     /// Holds when `condition` does not.
-    public static prefix func ! (condition: FieldCondition) -> FieldCondition {
+    public static func not(_ condition: FieldCondition) -> FieldCondition {
         FieldCondition(.not(condition.node))
     }
 }
@@ -100,7 +105,8 @@ package indirect enum FieldConditionNode<Entity>: Sendable, CustomStringConverti
     case compare(FieldOperand<Entity>, FieldComparison, FieldValue)
     /// The field equal to one of the values.
     case oneOf(FieldOperand<Entity>, [FieldValue])
-    /// The field is text starting with the prefix (``FieldValue/hasTextPrefix(_:)``).
+    /// The field is text starting with the prefix (``FieldValue/hasTextPrefix(_:)``), which
+    /// is in NFC: make it with ``prefix(_:normalizing:)``.
     case prefix(FieldOperand<Entity>, String)
     /// Every one holds (none: true).
     case and([FieldConditionNode])
@@ -108,6 +114,11 @@ package indirect enum FieldConditionNode<Entity>: Sendable, CustomStringConverti
     case or([FieldConditionNode])
     /// It does not hold.
     case not(FieldConditionNode)
+
+    /// The field is text starting with `prefix`, normalised to NFC.
+    package static func prefix(_ operand: FieldOperand<Entity>, normalizing prefix: String) -> Self {
+        .prefix(operand, FieldValue.nfc(prefix))
+    }
 
     package func matches(_ entity: Entity) -> Bool {
         switch self {
@@ -178,14 +189,14 @@ extension FieldCondition where Entity: QueryableEntity {
     public static func hasPrefix(_ keyPath: KeyPath<Entity, String> & Sendable, _ prefix: String)
         -> FieldCondition
     {
-        FieldCondition(.prefix(FieldOperand(keyPath), prefix))
+        FieldCondition(.prefix(FieldOperand(keyPath), normalizing: prefix))
     }
 
     /// Holds when the optional text field at `keyPath` starts with `prefix`.
     public static func hasPrefix(_ keyPath: KeyPath<Entity, String?> & Sendable, _ prefix: String)
         -> FieldCondition
     {
-        FieldCondition(.prefix(FieldOperand(keyPath), prefix))
+        FieldCondition(.prefix(FieldOperand(keyPath), normalizing: prefix))
     }
 
     /// Holds when the field at `keyPath` equals one of `values`; no values, never.

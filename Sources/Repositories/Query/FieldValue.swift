@@ -8,8 +8,12 @@ import Foundation
 /// - `null` (a `nil` optional) comes before every other value;
 /// - numbers and dates compare as Swift compares them, except that `Double.nan` equals
 ///   itself and comes after every other number, as in PostgreSQL;
-/// - text compares as Swift's `String` does: by the Unicode scalars of its NFC form, so
-///   `"é"` precomposed equals `"e\u{301}"`, and `"Z" < "a"`.
+/// - text compares by the Unicode scalars of its NFC form (the order of its UTF-8 bytes, as
+///   `COLLATE "C"` compares NFC text), so `"é"` precomposed equals `"e\u{301}"`, and
+///   `"Z" < "a"`. Every text value is kept in NFC: `String`'s ``QueryableValue/fieldValue``
+///   normalises it, and so should code that makes a ``text(_:)`` itself
+///   (``normalizedText(_:)``). Swift's own `String` `<` agrees for most text, but not for
+///   every decomposed spelling on every platform, so it is never used here.
 public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// No value: a `nil` optional.
     case null
@@ -23,6 +27,16 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
     case text(String)
     /// A moment in time.
     case date(Date)
+
+    /// ``text(_:)`` holding `string` in NFC, as every text value must.
+    public static func normalizedText(_ string: String) -> FieldValue {
+        .text(nfc(string))
+    }
+
+    /// `string` in NFC; ASCII text, its own NFC form, is returned as it is.
+    package static func nfc(_ string: String) -> String {
+        string.utf8.allSatisfy { $0 < 0x80 } ? string : string.precomposedStringWithCanonicalMapping
+    }
 
     /// Whether this is ``null``.
     public var isNull: Bool {
@@ -50,7 +64,7 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
         case (.bool(let left), .bool(let right)): left == right
         case (.integer(let left), .integer(let right)): left == right
         case (.double(let left), .double(let right)): left == right || (left.isNaN && right.isNaN)
-        case (.text(let left), .text(let right)): left == right
+        case (.text(let left), .text(let right)): left.utf8.elementsEqual(right.utf8)
         case (.date(let left), .date(let right)): left == right
         default: false
         }
@@ -64,7 +78,9 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
         case .bool(let value): hasher.combine(value)
         case .integer(let value): hasher.combine(value)
         case .double(let value): hasher.combine(value.isNaN ? Double.infinity : value)
-        case .text(let value): hasher.combine(value)
+        case .text(let value):
+            hasher.combine(value.utf8.count)
+            for byte in value.utf8 { hasher.combine(byte) }
         case .date(let value): hasher.combine(value)
         }
     }
@@ -75,7 +91,7 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
         case (.bool(let left), .bool(let right)): !left && right
         case (.integer(let left), .integer(let right)): left < right
         case (.double(let left), .double(let right)): left.isNaN ? false : right.isNaN || left < right
-        case (.text(let left), .text(let right)): left < right
+        case (.text(let left), .text(let right)): left.utf8.lexicographicallyPrecedes(right.utf8)
         case (.date(let left), .date(let right)): left < right
         default: lhs.rank < rhs.rank
         }
@@ -93,18 +109,12 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
-    /// Whether this value is text starting with `prefix`, comparing the Unicode scalars of
-    /// both NFC forms: case-sensitive, and a prefix may end before a combining mark that
-    /// follows it (`"e"` is a prefix of `"e\u{301}"`'s NFC form only when no precomposed
-    /// character exists, as in `"b\u{301}"`).
+    /// Whether this value is text starting with `prefix`, both in NFC: the Unicode scalars of
+    /// the NFC forms, case-sensitive. A prefix may end before a combining mark that follows it
+    /// in the NFC form (`"b"` is a prefix of `"b\u{301}"`, which has no precomposed form),
+    /// but not inside a precomposed character (`"e"` is no prefix of `"é"`, however spelled).
     func hasTextPrefix(_ prefix: String) -> Bool {
         guard case .text(let text) = self else { return false }
-        // ASCII text is its own NFC form: both ASCII, the bytes decide without normalising.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) && prefix.utf8.allSatisfy({ $0 < 0x80 }) {
-            return text.utf8.starts(with: prefix.utf8)
-        }
-        let scalars = text.precomposedStringWithCanonicalMapping.unicodeScalars
-        let wanted = prefix.precomposedStringWithCanonicalMapping.unicodeScalars
-        return scalars.starts(with: wanted)
+        return text.utf8.starts(with: prefix.utf8)
     }
 }

@@ -238,7 +238,7 @@ extension Query where Entity: QueryableEntity {
     /// hold; stores run it where the data lives.
     ///
     /// ```swift
-    /// let recent = Query<Meteorite>().where(\.year >= 2000 && .hasPrefix(\.name, "A"))
+    /// let recent = Query<Meteorite>().where(.all(\.year >= 2000, .hasPrefix(\.name, "A")))
     /// ```
     public func `where`(_ condition: FieldCondition<Entity>) -> Query {
         var copy = self
@@ -248,6 +248,7 @@ extension Query where Entity: QueryableEntity {
 
     /// Returns a copy sorted by the enum at `keyPath`, by its raw value, after the existing
     /// sort keys.
+    @_disfavoredOverload
     public func sorted<Value: QueryableValue & RawRepresentable>(
         by keyPath: KeyPath<Entity, Value> & Sendable, _ order: SortKey<Entity>.Order = .ascending
     ) -> Query where Value.RawValue: Comparable & Sendable {

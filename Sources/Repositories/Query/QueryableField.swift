@@ -46,7 +46,7 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
 /// }
 ///
 /// let heaviest = Query<Meteorite>()
-///     .where(\.year >= 1900 && \.mass != nil)
+///     .where(.all(\.year >= 1900, \.mass != nil))
 ///     .sorted(by: \.mass, .descending)
 ///     .limit(20)
 /// ```

@@ -68,8 +68,8 @@ extension Bool: QueryableValue {
 extension String: QueryableValue {
     /// ``FieldType/text``.
     public static var fieldType: FieldType { .text }
-    /// ``FieldValue/text(_:)``.
-    public var fieldValue: FieldValue { .text(self) }
+    /// ``FieldValue/text(_:)``, in NFC (``FieldValue/normalizedText(_:)``).
+    public var fieldValue: FieldValue { .normalizedText(self) }
 }
 
 extension Date: QueryableValue {

@@ -49,6 +49,7 @@ public struct SortKey<Entity>: Sendable {
     ///
     /// When the entity declares the property (``QueryableEntity``), stores sort by it where
     /// the data lives.
+    @_disfavoredOverload
     public init<Value: QueryableValue & RawRepresentable>(
         _ keyPath: KeyPath<Entity, Value> & Sendable, _ order: Order = .ascending
     ) where Value.RawValue: Comparable & Sendable {
