@@ -38,11 +38,11 @@ extension Meteorite: QueryableEntity {
 
     @Test func conditions() async throws {
         let heavyFalls = Query<Meteorite>()
-            .where(\.mass >= 1_000 && \.fall == .fell)
+            .where(.all(\.mass >= 1_000, \.fall == .fell))
             .where(\.year != nil)
         let named = Query<Meteorite>().where(.hasPrefix(\.name, "Al"))
-        let chosen = Query<Meteorite>().where(.isIn(\.year, [1_990, 2_000]) || .isNil(\.latitude))
-        let others = Query<Meteorite>().where(!(\.fall == .found))
+        let chosen = Query<Meteorite>().where(.any(.isIn(\.year, [1_990, 2_000]), .isNil(\.latitude)))
+        let others = Query<Meteorite>().where(.not(\.fall == .found))
 
         #expect(try await meteorites.fetch(heavyFalls).map(\.id) == [1, 6])
         #expect(try await meteorites.fetch(named).map(\.id) == [1, 2])

@@ -4,23 +4,7 @@ extension RepositoryConformance {
     func checkQueries(_ catalog: EntityCatalog<Entity>, into report: inout ConformanceReport) async {
         let ordered = options.supports(.insertionOrder)
         await verify(.queryMatchesReference, catalog, into: &report) { probe in
-            let reference = InMemoryRepository<Entity>()
-            // A scrambled insertion order, some replacements and some deletions, so stored
-            // order, index order and revision all differ.
-            for step in 0..<40 {
-                let index = (step * 17) % 40
-                try await probe.save(index)
-                try await reference.save(probe.entity(index))
-            }
-            for index in stride(from: 0, to: 40, by: 5) {
-                try await probe.save(index, 1)
-                try await reference.save(probe.entity(index, 1))
-            }
-            for index in stride(from: 4, to: 40, by: 9) {
-                try await probe.delete(index)
-                try await reference.delete(id: catalog.id(index))
-            }
-            let stored = try await reference.fetchAll()
+            let stored = try await storeQueryFixture(probe, catalog)
             for (name, query, isDetermined) in Self.referenceQueries(catalog) where ordered || isDetermined {
                 let expected = try query.apply(to: stored)
                 let actual = try await probe.fetch(query, named: name)

@@ -21,6 +21,8 @@ struct PeerRun: Sendable {
     var entityCount: Int { quick ? 2_000 : 100_000 }
     /// `fetch(id:)` calls per run.
     var lookupCount: Int { quick ? 2_000 : 20_000 }
+    /// Queries per run of the query workload.
+    var queryCount: Int { quick ? 200 : 2_000 }
     /// Durable single saves per run, whatever the number of writers.
     var durableSaves: Int { quick ? 40 : 400 }
     /// How the table names the store size: "100k".
@@ -45,5 +47,14 @@ struct PeerRun: Sendable {
     /// benchmark's order).
     func readOrder(size: Int, count: Int) -> [Int] {
         (0..<count).map { ($0 &* 2_654_435_761) % size }
+    }
+}
+
+extension Array {
+    /// The results of `transform` on each element, in order, one at a time.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
     }
 }

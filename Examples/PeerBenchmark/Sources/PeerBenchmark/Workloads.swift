@@ -19,7 +19,54 @@ extension PeerRun {
         results.append(try await durableSingleSaves(writers: 1))
         results.append(try await durableSingleSaves(writers: 8))
         for url in filled { try discard(url) }
+        results.append(try await highestBelowAThreshold())
         return results
+    }
+
+    /// (f) A list screen's query: the 20 highest scores below a threshold, over a store of
+    /// `entityCount` opened before the clock starts, for thresholds spread over the range.
+    /// Every contender must give the same IDs in the same order.
+    func highestBelowAThreshold() async throws -> WorkloadResult {
+        let entities = (0..<entityCount).map { RankedEntity.make($0, of: entityCount) }
+        var stores: [any RankedStore] = []
+        var urls: [URL] = []
+        for contender in contenders {
+            let url = file("\(contender.name)-ranked")
+            let store = try await contender.openRanked(url)
+            try await store.save(contentsOf: entities)
+            stores.append(store)
+            urls.append(url)
+        }
+        let highest = Double(entityCount) / 4
+        let thresholds = (0..<queryCount).map { highest * Double(($0 &* 37) % 100 + 1) / 101 }
+        for threshold in thresholds.prefix(5) {
+            let answers = try await stores.asyncMap { try await $0.highest(20, below: threshold) }
+            if let index = answers.indices.first(where: { answers[$0] != answers.last }) {
+                throw PeerBenchmarkError(
+                    "\(contenders[index].name) answered \(answers[index].prefix(5))… for the 20 highest "
+                        + "below \(threshold), GRDB \(answers.last?.prefix(5) ?? [])…")
+            }
+        }
+        let measurements = try await Measurement.interleaved(runs: runs, contenders: contenders.count) {
+            index in
+            // The SQLite store reads every row for each query (its indexes are yet to come),
+            // so it runs a hundredth of the queries.
+            let asked =
+                contenders[index].name == "SQLiteRepository"
+                ? Array(thresholds.prefix(max(queryCount / 100, 2))) : thresholds
+            return try await Sample.timing(operations: asked.count) {
+                for threshold in asked where try await stores[index].highest(20, below: threshold).count != 20
+                {
+                    throw PeerBenchmarkError(
+                        "\(contenders[index].name) found fewer than 20 below \(threshold)")
+                }
+            }
+        }
+        for store in stores { try await store.close() }
+        for url in urls { try discard(url) }
+        return WorkloadResult(
+            workload: "20 highest scores below a threshold, \(sizeLabel) (GRDB: an index on score)",
+            operation: "query", contenders: contenders, measurements: measurements)
     }
 
     /// (a) What an app launch pays: open the store, read every entity, close it.
