@@ -352,7 +352,7 @@ import Testing
         #expect(try Query<Task>(sortedBy: [SortKey(\.priority)]).apply(to: tasks).map(\.id) == [1, 0])
     }
 
-    @Test func aDeclarationWithABadOrRepeatedNameIsRefused() throws {
+    @Test func aDeclarationWithABadOrRepeatedNameIsRefused() async throws {
         struct Bad: Identifiable, QueryableEntity {
             var id: Int
             var a: Int
@@ -360,9 +360,13 @@ import Testing
                 QueryableField(\.a, name: "a"), QueryableField(\.id, name: "a"),
             ]
         }
-        struct Spaced: Identifiable, QueryableEntity {
+        struct Spaced: Identifiable, Codable, Sendable, QueryableEntity {
             var id: Int
             static let queryableFields: [QueryableField<Spaced>] = [QueryableField(\.id, name: "Two words")]
+        }
+        let directory = try TemporaryDirectory()
+        await #expect(throws: RepositoryError.self, "FileRepository refuses it when it opens") {
+            try await FileRepository<Spaced>(fileURL: directory.file())
         }
         let repeated = try #require(throws: RepositoryError.self) { try Bad.validateQueryableFields() }
         #expect(repeated.reason.contains("\"a\" twice"))

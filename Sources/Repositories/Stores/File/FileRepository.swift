@@ -130,7 +130,9 @@ where Entity.ID: Codable & Sendable {
     ///   the entity than `migrations` knows (the file is left as it was); `decodingFailed`
     ///   naming the record and its version when one no longer decodes, even through the
     ///   migrations (the file is left as it was), unless ``UndecodableRecords/setAside``
-    ///   was chosen; `rejected` for a directory or a path that cannot be created.
+    ///   was chosen; `rejected` for a directory or a path that cannot be created, or for a
+    ///   declaration of queryable fields with a bad or repeated name
+    ///   (``QueryableEntity/validateQueryableFields()``).
     @inlinable
     public convenience init(
         fileURL: URL, options: Options = Options(), migrations: Migrations<Entity> = Migrations()
@@ -150,6 +152,11 @@ where Entity.ID: Codable & Sendable {
         fileURL: URL, options: Options, migrations: Migrations<Entity>,
         insertAll: @escaping @Sendable (inout _InMemoryStorage<Entity>, [Entity]) -> Void
     ) async throws {
+        // Its indexes do not use the names, but a store that does (a column, a parameter)
+        // would refuse them: say so before any data is written under them.
+        if let fields = DeclaredFields.of(Entity.self) {
+            try DeclaredFields.validate(fields, of: Entity.self)
+        }
         let path = fileURL.path
         let queue = DispatchQueue(label: "Repositories.FileRepository \(fileURL.lastPathComponent)")
         let deadline = options.lockWait.map { ContinuousClock.now.advanced(by: $0) }
