@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 /// The article's `Person`: a name, an age, and a UUID made when the person is.
 struct Person: Codable, Identifiable, Hashable, Sendable {
@@ -36,4 +37,12 @@ struct Person: Codable, Identifiable, Hashable, Sendable {
     private static func sampleID(_ number: Int) -> UUID {
         UUID(uuidString: "00000000-0000-4000-8000-00000000000\(number)")!
     }
+}
+
+extension Person: QueryableEntity {
+    /// A list of people can be filtered and sorted by name and age where they are kept.
+    static let queryableFields: [QueryableField<Person>] = [
+        QueryableField(\.name, name: "name"),
+        QueryableField(\.age, name: "age"),
+    ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Repositories
 
 /// One entry of the list: the article's `Todo(todo:date:)` (its text now called `title`), with the ID and the done flag
 /// its two parallel UserDefaults arrays could not keep.
@@ -31,4 +32,14 @@ struct Todo: Codable, Identifiable, Sendable, Hashable {
 
     /// The todo as a line of the list: `[x] Buy milk`, with a pin when it is pinned.
     var line: String { "\(isDone ? "[x]" : "[ ]") \(title)\(pinned ? " (pinned)" : "")" }
+}
+
+extension Todo: QueryableEntity {
+    /// What the list filters and sorts by: done or not, and the creation date.
+    static let queryableFields: [QueryableField<Todo>] = [
+        QueryableField(\.title, name: "title"),
+        QueryableField(\.date, name: "date"),
+        QueryableField(\.isDone, name: "is_done"),
+        QueryableField(\.pinned, name: "pinned"),
+    ]
 }

@@ -10,13 +10,14 @@ enum TodoFilter: String, CaseIterable, Sendable {
     case done
 
     /// The query that selects this filter's todos, sorted by creation date (ties keep the
-    /// order they were added in).
+    /// order they were added in): conditions on declared fields, which a store with indexes
+    /// answers without reading the other todos.
     var query: Query<Todo> {
         let byDate = Query<Todo>().sorted(by: \.date)
         switch self {
         case .all: return byDate
-        case .open: return byDate.filter { !$0.isDone }
-        case .done: return byDate.filter { $0.isDone }
+        case .open: return byDate.where(\.isDone == false)
+        case .done: return byDate.where(\.isDone == true)
         }
     }
 }

@@ -7,9 +7,14 @@ extension RepositoryConformance {
     func checkFieldQueries(_ catalog: EntityCatalog<Entity>, into report: inout ConformanceReport) async {
         let ordered = options.supports(.insertionOrder)
         await verify(.queryCountMatchesFetch, catalog, into: &report) { probe in
-            let stored = try await storeQueryFixture(probe, catalog)
+            let stored = try await storeQueryFixture(probe, catalog, first: 8)
+            // Every reference query, and every fourth field query: enough to catch a count that
+            // ignores a condition, the paging or a filter, at a quarter of the round trips.
             var queries = Self.referenceQueries(catalog).map { ($0.0, $0.1) }
-            queries += Self.fieldQueries(over: stored).map { ($0.name, $0.query) }
+            let fieldQueries = Self.fieldQueries(over: stored)
+            queries += stride(from: 0, to: fieldQueries.count, by: 4).map {
+                (fieldQueries[$0].name, fieldQueries[$0].query)
+            }
             for (name, query) in queries {
                 let fetched = try await probe.fetch(query, named: name)
                 let counted = try await probe.count(query, named: name)
@@ -26,7 +31,7 @@ extension RepositoryConformance {
             return
         }
         await verify(.declaredFieldQueriesMatchReference, catalog, into: &report) { probe in
-            let stored = try await storeQueryFixture(probe, catalog)
+            let stored = try await storeQueryFixture(probe, catalog, first: 8)
             for (name, query, isDetermined) in Self.fieldQueries(over: stored) where ordered || isDetermined {
                 let expected = try query.apply(to: stored)
                 let actual = try await probe.fetch(query, named: name)
@@ -43,18 +48,24 @@ extension RepositoryConformance {
     /// Saves the query laws' entities into `probe` in a scrambled order, with replacements
     /// and deletions, so stored order, index order and revision all differ, and returns what
     /// a reference holds after the same writes.
-    func storeQueryFixture(_ probe: Probe<Repo>, _ catalog: EntityCatalog<Entity>) async throws -> [Entity] {
+    ///
+    /// - Parameter first: the first of the 40 indexes used. The field laws start at 8, past
+    ///   ``ConformanceEntity``'s 128 KiB payload at index 7: they run a few hundred queries,
+    ///   and a store that reads every entity for each would move it each time.
+    func storeQueryFixture(
+        _ probe: Probe<Repo>, _ catalog: EntityCatalog<Entity>, first: Int = 0
+    ) async throws -> [Entity] {
         let reference = InMemoryRepository<Entity>()
         for step in 0..<40 {
-            let index = (step * 17) % 40
+            let index = first + (step * 17) % 40
             try await probe.save(index)
             try await reference.save(probe.entity(index))
         }
-        for index in stride(from: 0, to: 40, by: 5) {
+        for index in stride(from: first, to: first + 40, by: 5) {
             try await probe.save(index, 1)
             try await reference.save(probe.entity(index, 1))
         }
-        for index in stride(from: 4, to: 40, by: 9) {
+        for index in stride(from: first + 4, to: first + 40, by: 9) {
             try await probe.delete(index)
             try await reference.delete(id: catalog.id(index))
         }
@@ -78,16 +89,18 @@ extension RepositoryConformance {
             let values = Set(stored.map { field.value($0) }).sorted()
             guard let smallest = values.first, let largest = values.last else { continue }
             let middle = values[values.count / 2]
-            var probes = [smallest, middle, largest]
-            if !values.contains(.null) { probes.append(.null) }
-            let comparisons: [FieldComparison] = [
+            // Every operator against a middle value; at the ends, the operators whose answer
+            // the end decides (none or all of the others); and `nil`, which sorts first.
+            var probes: [(FieldComparison, FieldValue)] = [
                 .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual,
+            ].map { ($0, middle) }
+            probes += [
+                (.less, smallest), (.lessOrEqual, smallest), (.greaterOrEqual, largest), (.greater, largest),
             ]
-            for value in probes {
-                for comparison in comparisons {
-                    let condition = FieldCondition<Entity>(.compare(operand, comparison, value))
-                    add("where(\(condition))", Query().adding(condition))
-                }
+            probes += [(.equal, .null), (.notEqual, .null), (.less, .null), (.greater, .null)]
+            for (comparison, value) in probes {
+                let condition = FieldCondition<Entity>(.compare(operand, comparison, value))
+                add("where(\(condition))", Query().adding(condition))
             }
             let members = FieldCondition<Entity>(.oneOf(operand, [largest, .null, smallest, largest]))
             add("where(\(members))", Query().adding(members))

@@ -176,7 +176,17 @@ final class FixtureServer: Sendable {
     func wait(for collection: URL, requests: Int = 0, aborted: Int = 0) async throws {
         let query =
             "collection=\(collection.lastPathComponent)&requests=\(requests)&aborted=\(aborted)&timeout=20"
-        _ = try await call("GET", "/__wait?\(query)")
+        // The server answers 408 after 20 s. On a machine the whole suite loads, a task may
+        // wait that long for a thread before it sends its request, so it is asked again, for
+        // up to two minutes in all, before the test fails.
+        for attempt in 1...6 {
+            do {
+                _ = try await call("GET", "/__wait?\(query)")
+                return
+            } catch let error as ServerError where error.status == 408 && attempt < 6 {
+                continue
+            }
+        }
     }
 
     /// Forgets `collection`'s tombstones: a feed cursor from before now answers `410`.
@@ -200,7 +210,8 @@ final class FixtureServer: Sendable {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
             throw ServerError(
-                "\(method) \(path) answered \(status): \(String(decoding: data, as: UTF8.self))")
+                "\(method) \(path) answered \(status): \(String(decoding: data, as: UTF8.self))",
+                status: status)
         }
         return data
     }
@@ -252,7 +263,12 @@ struct PythonMissing: Error, CustomStringConvertible {
 /// The fixture server misbehaved.
 struct ServerError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// The HTTP status the server answered, when it answered.
+    var status: Int?
+    init(_ description: String, status: Int? = nil) {
+        self.description = description
+        self.status = status
+    }
 }
 
 /// Runs `body` with a fresh fixture server, and stops the server afterwards, whether
