@@ -113,7 +113,9 @@ where Entity.ID: Sendable {
     }
 
     /// Runs the query's conditions and declared sort keys with the indexes this repository
-    /// keeps over the entity's declared fields (``QueryableEntity``), under the lock; closure
+    /// keeps over the entity's declared fields (``QueryableEntity``), under the lock (each
+    /// built the first time a query needs it, in O(*n* log *n*), and kept with every write
+    /// from then on); closure
     /// filters and other sort keys run after, outside it.
     ///
     /// - Complexity: O(log *n* + *k*) for a range on a declared field, sorted by it, with a

@@ -233,8 +233,9 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// Runs the query's conditions and declared sort keys with the indexes this repository
-    /// keeps in memory over the entity's declared fields (``QueryableEntity``), rebuilt on
-    /// open and kept with every write; closure filters and other sort keys run after, outside
+    /// keeps in memory over the entity's declared fields (``QueryableEntity``), each built
+    /// the first time a query needs it after the file opens and kept with every write from
+    /// then on; closure filters and other sort keys run after, outside
     /// the lock.
     ///
     /// - Complexity: O(log *n* + *k*) for a range on a declared field, sorted by it, with a

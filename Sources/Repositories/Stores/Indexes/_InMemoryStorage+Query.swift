@@ -23,7 +23,8 @@ extension _InMemoryStorage {
     ///
     /// - Complexity: O(log *n* + *k*) for a range and a sort on one field with a limit,
     ///   where *k* is the number of entities walked.
-    func select(_ query: Query<Entity>, sorting: Bool = true) -> IndexSelection<Entity> {
+    mutating func select(_ query: Query<Entity>, sorting: Bool = true) -> IndexSelection<Entity> {
+        buildIndexes(for: query, sorting: sorting)
         let conjuncts = query.conditions.flatMap(\.node.conjuncts)
         guard let indexes = fieldIndexes else {
             return IndexSelection(entities: scan(conjuncts), isSorted: false)
@@ -33,12 +34,13 @@ extension _InMemoryStorage {
         var best: (field: Int, ranges: [Range<Position>], size: Int, conjunct: Int)?
         for (position, conjunct) in conjuncts.enumerated() {
             guard let (field, ranges) = indexes.ranges(for: conjunct) else { continue }
-            let size = indexes.entries[field].count(in: ranges)
+            guard let size = indexes.entries[field]?.count(in: ranges) else { continue }
             if size < best?.size ?? .max { best = (field, ranges, size, position) }
         }
         let sortFields = query.sortKeys.map { $0.field.flatMap(indexes.position(of:)) }
-        if sorting, let primary = sortFields.first ?? nil, sortFields.allSatisfy({ $0 != nil }) {
+        if sorting, let primary = sortFields.first ?? nil, sortFields.allSatisfy({ $0 != nil }),
             let index = indexes.entries[primary]
+        {
             var walked = [index.start..<index.end]
             var walkSize = index.count
             var rest = conjuncts
@@ -67,7 +69,9 @@ extension _InMemoryStorage {
         guard let best else { return IndexSelection(entities: scan(conjuncts), isSorted: false) }
         var slots: [Int] = []
         slots.reserveCapacity(best.size)
-        let index = indexes.entries[best.field]
+        guard let index = indexes.entries[best.field] else {
+            return IndexSelection(entities: scan(conjuncts), isSorted: false)
+        }
         for range in best.ranges {
             var position = range.lowerBound
             while position < range.upperBound {
@@ -83,13 +87,47 @@ extension _InMemoryStorage {
 
     /// How many entities meet `query`'s conditions, when the indexes know it without reading
     /// any: no conditions, or one condition an index answers; `nil` otherwise.
-    func conditionMatchCount(_ query: Query<Entity>) -> Int? {
+    mutating func conditionMatchCount(_ query: Query<Entity>) -> Int? {
         let conjuncts = query.conditions.flatMap(\.node.conjuncts)
         if conjuncts.isEmpty { return count }
-        guard conjuncts.count == 1, let indexes = fieldIndexes,
-            let (field, ranges) = indexes.ranges(for: conjuncts[0])
-        else { return nil }
-        return indexes.entries[field].count(in: ranges)
+        guard conjuncts.count == 1 else { return nil }
+        buildIndexes(for: query, sorting: false)
+        guard let indexes = fieldIndexes, let (field, ranges) = indexes.ranges(for: conjuncts[0]) else {
+            return nil
+        }
+        return indexes.entries[field]?.count(in: ranges)
+    }
+
+    /// Builds the indexes `query` can use that no query has needed before: those of the
+    /// fields its conditions compare, and when it sorts, of its first sort key. Each is built
+    /// once, from every stored entity, then kept with every write.
+    ///
+    /// - Complexity: O(*n* log *n*) for each index built; nothing when all are built.
+    private mutating func buildIndexes(for query: Query<Entity>, sorting: Bool) {
+        guard let indexes = fieldIndexes else { return }
+        var wanted: [QueryableField<Entity>] = []
+        for conjunct in query.conditions.flatMap(\.node.conjuncts) {
+            switch conjunct {
+            case .compare(let operand, _, _), .oneOf(let operand, _), .prefix(let operand, _):
+                if let field = operand.field { wanted.append(field) }
+            case .and, .or, .not:
+                break
+            }
+        }
+        if sorting, let field = query.sortKeys.first?.field { wanted.append(field) }
+        for field in wanted {
+            guard let position = indexes.position(of: field), fieldIndexes?.isBuilt(position) == false else {
+                continue
+            }
+            var built: [_SortedEntries.Entry] = []
+            built.reserveCapacity(count)
+            for (slot, id) in order.enumerated() {
+                guard let id, let entity = entities[id] else { continue }
+                built.append(_SortedEntries.Entry(key: field.value(entity), slot: slot))
+            }
+            built.sort { $0.precedes($1) }
+            fieldIndexes?.install(_SortedEntries(sorted: built), at: position)
+        }
     }
 
     /// Every entity meeting `conjuncts`, in stored order.
@@ -121,7 +159,7 @@ extension _InMemoryStorage {
         _ field: Int, _ ranges: [Range<Position>], _ query: Query<Entity>,
         _ conjuncts: [FieldConditionNode<Entity>], needed: Int?
     ) -> [Entity] {
-        guard let index = fieldIndexes?.entries[field] else { return [] }
+        guard let index = fieldIndexes?.entries[field] ?? nil else { return [] }
         let descending = query.sortKeys[0].order == .descending
         var tieBreaker = query
         tieBreaker.sortKeys.removeFirst()
@@ -174,8 +212,9 @@ extension _FieldIndexes {
     )? {
         switch node {
         case .compare(let operand, let comparison, let value):
-            guard let field = operand.field.flatMap(position(of:)) else { return nil }
-            let index = entries[field]
+            guard let field = operand.field.flatMap(position(of:)), let index = entries[field] else {
+                return nil
+            }
             switch comparison {
             case .equal: return (field, [index.lowerBound(value)..<index.upperBound(value)])
             case .less: return (field, [index.start..<index.lowerBound(value)])
@@ -186,12 +225,14 @@ extension _FieldIndexes {
                 return (field, [index.start..<index.lowerBound(value), index.upperBound(value)..<index.end])
             }
         case .oneOf(let operand, let values):
-            guard let field = operand.field.flatMap(position(of:)) else { return nil }
-            let index = entries[field]
+            guard let field = operand.field.flatMap(position(of:)), let index = entries[field] else {
+                return nil
+            }
             return (field, Set(values).sorted().map { index.lowerBound($0)..<index.upperBound($0) })
         case .prefix(let operand, let prefix):
-            guard let field = operand.field.flatMap(position(of:)) else { return nil }
-            let index = entries[field]
+            guard let field = operand.field.flatMap(position(of:)), let index = entries[field] else {
+                return nil
+            }
             let lower = FieldValue.text(prefix)
             let end = index.partitionPoint { !($0.key < lower || $0.key.hasTextPrefix(prefix)) }
             return (field, [index.lowerBound(lower)..<end])

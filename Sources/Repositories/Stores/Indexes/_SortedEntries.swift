@@ -40,6 +40,16 @@ struct _SortedEntries {
 
     init() {}
 
+    /// An index holding `entries`, which must be sorted by key, then slot: blocks half full,
+    /// so the inserts that follow rarely split one.
+    init(sorted entries: [Entry]) {
+        let size = Self.maximumBlock / 2
+        blocks = stride(from: 0, to: entries.count, by: size).map {
+            Array(entries[$0..<min($0 + size, entries.count)])
+        }
+        count = entries.count
+    }
+
     var start: Position { Position(block: 0, offset: 0) }
     var end: Position { Position(block: blocks.count, offset: 0) }
 
