@@ -23,15 +23,6 @@ public struct Note: Identifiable, Codable, Sendable, Equatable {
     }
 }
 
-extension Note: QueryableEntity {
-    /// `text` and the optional `rating`, so the suite's field-query law runs on the stores
-    /// this entity is checked on.
-    public static let queryableFields: [QueryableField<Note>] = [
-        QueryableField(\.text, name: "text"),
-        QueryableField(\.rating, name: "rating"),
-    ]
-}
-
 /// An entity with a `UUID` ID derived from its index.
 public struct Ticket: Identifiable, Codable, Sendable, Equatable {
     /// A UUID made from the index.
@@ -58,15 +49,6 @@ public struct Ticket: Identifiable, Codable, Sendable, Equatable {
         ticket.price = .infinity
         return ticket
     }
-}
-
-extension Ticket: QueryableEntity {
-    /// `seat` and the optionals `holder` and `price`.
-    public static let queryableFields: [QueryableField<Ticket>] = [
-        QueryableField(\.seat, name: "seat"),
-        QueryableField(\.holder, name: "holder"),
-        QueryableField(\.price, name: "price"),
-    ]
 }
 
 /// The entity the crash fixture writes: its content follows from its ID, so a reader can

@@ -5,7 +5,6 @@ extension RepositoryConformance {
     /// Checks ``ConformanceLaw/queryCountMatchesFetch`` and
     /// ``ConformanceLaw/declaredFieldQueriesMatchReference``.
     func checkFieldQueries(_ catalog: EntityCatalog<Entity>, into report: inout ConformanceReport) async {
-        let ordered = options.supports(.insertionOrder)
         await verify(.queryCountMatchesFetch, catalog, into: &report) { probe in
             let stored = try await storeQueryFixture(probe, catalog, first: 8)
             // Every reference query, and every fourth field query: enough to catch a count that
@@ -32,16 +31,25 @@ extension RepositoryConformance {
         }
         await verify(.declaredFieldQueriesMatchReference, catalog, into: &report) { probe in
             let stored = try await storeQueryFixture(probe, catalog, first: 8)
-            for (name, query, isDetermined) in Self.fieldQueries(over: stored) where ordered || isDetermined {
-                let expected = try query.apply(to: stored)
-                let actual = try await probe.fetch(query, named: name)
-                let matches =
-                    ordered || query.isSorted ? actual == expected : probe.sameMembers(actual, expected)
-                try probe.expect(
-                    matches,
-                    "fetch(\(name)) returned \(catalog.describe(actual)), expected \(catalog.describe(expected))"
-                )
-            }
+            try await expectAnswers(to: Self.fieldQueries(over: stored), over: stored, from: probe, catalog)
+        }
+    }
+
+    /// Checks that `probe`'s store answers each of `queries` as `Query.apply(to:)` does over
+    /// `stored`: in the same order where the store keeps insertion order or the query sorts,
+    /// and only the queries whose answer is fixed otherwise.
+    func expectAnswers(
+        to queries: [(name: String, query: Query<Entity>, isDetermined: Bool)], over stored: [Entity],
+        from probe: Probe<Repo>, _ catalog: EntityCatalog<Entity>
+    ) async throws {
+        let ordered = options.supports(.insertionOrder)
+        for (name, query, isDetermined) in queries where ordered || isDetermined {
+            let expected = try query.apply(to: stored)
+            let actual = try await probe.fetch(query, named: name)
+            let matches = ordered || query.isSorted ? actual == expected : probe.sameMembers(actual, expected)
+            try probe.expect(
+                matches,
+                "fetch(\(name)) returned \(catalog.describe(actual)), expected \(catalog.describe(expected))")
         }
     }
 

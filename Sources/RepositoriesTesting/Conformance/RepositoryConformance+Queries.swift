@@ -2,19 +2,9 @@ import Repositories
 
 extension RepositoryConformance {
     func checkQueries(_ catalog: EntityCatalog<Entity>, into report: inout ConformanceReport) async {
-        let ordered = options.supports(.insertionOrder)
         await verify(.queryMatchesReference, catalog, into: &report) { probe in
             let stored = try await storeQueryFixture(probe, catalog)
-            for (name, query, isDetermined) in Self.referenceQueries(catalog) where ordered || isDetermined {
-                let expected = try query.apply(to: stored)
-                let actual = try await probe.fetch(query, named: name)
-                let matches =
-                    ordered || query.isSorted ? actual == expected : probe.sameMembers(actual, expected)
-                try probe.expect(
-                    matches,
-                    "fetch(\(name)) returned \(catalog.describe(actual)), expected \(catalog.describe(expected))"
-                )
-            }
+            try await expectAnswers(to: Self.referenceQueries(catalog), over: stored, from: probe, catalog)
         }
         await verify(.negativeQueryBoundsAreRejected, catalog, into: &report) { probe in
             try await probe.save(1)
@@ -42,7 +32,9 @@ extension RepositoryConformance {
 
     /// Queries over the suite's indexes, each flagged with whether its answer is fixed
     /// without relying on stored order (sorted on a unique key, or unpaged).
-    static func referenceQueries(_ catalog: EntityCatalog<Entity>) -> [(String, Query<Entity>, Bool)] {
+    static func referenceQueries(
+        _ catalog: EntityCatalog<Entity>
+    ) -> [(name: String, query: Query<Entity>, isDetermined: Bool)] {
         let index: @Sendable (Entity) -> Int = { catalog.index(of: $0.id) ?? -1 }
         return [
             ("Query()", Query(), true),

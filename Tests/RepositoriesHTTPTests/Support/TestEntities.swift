@@ -1,5 +1,4 @@
 import Foundation
-import Repositories
 
 /// An entity with an `Int` ID, as the articles' todo APIs serve it.
 struct Todo: Codable, Identifiable, Sendable, Equatable {
@@ -42,16 +41,6 @@ struct Memo: Codable, Identifiable, Sendable, Equatable {
 
     /// A memo the server has not seen: no ID yet.
     static func draft(_ title: String) -> Memo { Memo(id: 0, title: title) }
-}
-
-extension Chore: QueryableEntity {
-    /// The fields a task list filters and sorts by.
-    static let queryableFields: [QueryableField<Chore>] = [
-        QueryableField(\.title, name: "title"),
-        QueryableField(\.rank, name: "rank"),
-        QueryableField(\.done, name: "done"),
-        QueryableField(\.dueAt, name: "due_at"),
-    ]
 }
 
 /// A task whose UUID the client chooses: the real back-ends' `/tasks/`, and the entity the
