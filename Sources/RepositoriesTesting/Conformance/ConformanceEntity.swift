@@ -7,7 +7,7 @@ import Repositories
 /// character, a whole-second `Date`, optionals that are sometimes `nil`, a nested value with
 /// an array, and, for some indexes, a payload of 128 KiB.
 ///
-/// It declares six fields (``QueryableEntity``), so the suite's
+/// It declares six fields (`QueryableEntity`), so the suite's
 /// ``ConformanceLaw/declaredFieldQueriesMatchReference`` runs on every store: `title`
 /// (unicode text), `revision`, `rank` (shared by several entities), `updated_at`, and the
 /// optionals `note` and `score`.
