@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import RepositoriesSQLite
 
 /// An entity that declares its price and name as queryable fields; ``BenchmarkEntity``
 /// declares none, so the other figures' stores keep no index.
@@ -25,7 +26,8 @@ struct PricedItem: Codable, Identifiable, Sendable, QueryableEntity {
 
 extension BenchmarkRun {
     /// Figure 15: a list screen's query, "the 20 highest prices below a threshold", run by
-    /// `InMemoryRepository` and `FileRepository` as a field query (their indexes) at each
+    /// `InMemoryRepository` and `FileRepository` as a field query (their in-memory indexes)
+    /// and by `SQLiteRepository` (one SQL statement on the `price` column's index) at each
     /// size. The ratio is the cost's growth from the smallest size to the largest: an index
     /// answers in O(log n + 20), so it should barely grow (target ≤ 3×). A second row per
     /// store holds the same query written as a closure filter at the largest size, which
@@ -35,6 +37,11 @@ extension BenchmarkRun {
         figures += try await queryGrowth("InMemoryRepository") { items in InMemoryRepository(items) }
         figures += try await queryGrowth("FileRepository") { items in
             let store = try await FileRepository<PricedItem>(fileURL: file("queries"))
+            try await store.save(contentsOf: items)
+            return store
+        }
+        figures += try await queryGrowth("SQLiteRepository") { items in
+            let store = try await SQLiteRepository<PricedItem>(fileURL: file("queries.sqlite"))
             try await store.save(contentsOf: items)
             return store
         }

@@ -112,6 +112,16 @@ final class SQLiteConnection {
         }
     }
 
+    /// Whether the database has a table named exactly `name`: how the shared tables of records
+    /// are looked for before they are read, so a file without them is never changed.
+    func hasTable(named name: String) throws -> Bool {
+        try withStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1") {
+            statement in
+            try statement.bind(.text(name), at: 1)
+            return try statement.step() && statement.int64(at: 0) > 0
+        }
+    }
+
     // MARK: Transactions
 
     /// How a transaction takes its locks.

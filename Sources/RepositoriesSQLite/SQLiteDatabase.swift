@@ -24,6 +24,8 @@ actor SQLiteDatabase {
     nonisolated let codec: EntityCodec
     /// How many IDs one `IN (…)` list holds at most: a power of two within SQLite's limit.
     nonisolated let maximumChunk: Int
+    /// How many parameters one statement may bind (``SQLiteConnection/variableLimit``).
+    nonisolated let variableLimit: Int
     private let executor: SQLiteExecutor
     private var connection: SQLiteConnection?
     /// The read-only connections of a database file; `nil` in memory.
@@ -48,6 +50,7 @@ actor SQLiteDatabase {
         self.tombstoneRetention = tombstoneRetention
         self.codec = codec
         self.maximumChunk = Self.largestPowerOfTwo(atMost: min(connection.variableLimit, 512))
+        self.variableLimit = connection.variableLimit
         self.connection = connection
         self.readers = readers
         self.executor = executor
@@ -87,6 +90,10 @@ actor SQLiteDatabase {
                 let codec = try options.entityCodec(for: opened.writer.codec, location: location)
                 let connection = opened.writer.connection
                 if canonicalizesKeys { try table.canonicalizeKeys(on: connection, location: location) }
+                // Before the upgrade, which writes the columns with the rows it rewrites.
+                try table.prepareFields(on: connection, location: location) { body, version in
+                    try upgrade.fieldValues(body, version, codec)
+                }
                 let upgraded = try table.upgradeRows(
                     to: upgrade.currentVersion, on: connection, location: location
                 ) { body, version in try upgrade.reencode(body, version, codec) }
@@ -114,16 +121,25 @@ actor SQLiteDatabase {
         }
     }
 
-    /// The entity version a repository writes, and how it re-encodes a row's body written by
-    /// an older one.
+    /// The entity version a repository writes, how it re-encodes a row's body written by
+    /// an older one, and how it reads a body's declared fields.
     struct Upgrade: Sendable {
         var currentVersion: Int
         /// Decodes a body written by the given version through the migrations with the
-        /// table's codec, and encodes the entity again with it.
-        var reencode: @Sendable (Data, Int, EntityCodec) throws -> Data
+        /// table's codec, and encodes the entity again with it, with its declared fields'
+        /// values in the table's field order.
+        var reencode: @Sendable (Data, Int, EntityCodec) throws -> (Data, [FieldValue])
+        /// Decodes a body written by the given version through the migrations with the
+        /// table's codec, and returns its declared fields' values in the table's field order.
+        var fieldValues: @Sendable (Data, Int, EntityCodec) throws -> [FieldValue]
 
-        /// Version 1, what `Migrations()` is: no row is ever older.
-        static let versionOne = Upgrade(currentVersion: 1) { body, _, _ in body }
+        /// Version 1, what `Migrations()` is, of an entity that declares no fields: no row is
+        /// ever older, and no body has a field to read.
+        static let versionOne = Upgrade(currentVersion: 1) { body, _, _ in
+            (body, [])
+        } fieldValues: { _, _, _ in
+            []
+        }
     }
 
     /// Opens a private in-memory database on the caller's thread (nothing blocks), and
@@ -342,6 +358,30 @@ actor SQLiteDatabase {
     nonisolated func count() async throws -> Int {
         let table = table
         return try await read { try table.rowCount(on: $0) }
+    }
+
+    /// The rows `query` selects, unverified, with their field columns, in its statement's order.
+    nonisolated func storedRows(_ query: SQLiteQuery) async throws -> [SQLiteQueryRow] {
+        let table = table
+        return try await read { try table.storedRows(query, on: $0) }
+    }
+
+    /// How many rows meet `query`'s conditions.
+    nonisolated func count(_ query: SQLiteQuery) async throws -> Int {
+        let table = table
+        return try await read { try table.rowCount(query, on: $0) }
+    }
+
+    /// SQLite's plan for `query`'s statement (see ``SQLiteTable/plan(of:on:)``).
+    nonisolated func plan(of query: SQLiteQuery) async throws -> [String] {
+        let table = table
+        return try await read { try table.plan(of: query, on: $0) }
+    }
+
+    /// Runs `ANALYZE` on the table, on the writer.
+    func analyze() throws {
+        let table = table
+        try perform { try table.analyze(on: $0) }
     }
 
     /// The change log's entries after `cursor`, at most `limit`, with their rows unverified,

@@ -30,6 +30,17 @@ import Repositories
 /// is JSON, and opening it writes no record (it does give the table a change log, once). A
 /// codec this release does not know is refused with `rejected`, the file untouched.
 ///
+/// ## Queries
+///
+/// An entity that declares queryable fields (`QueryableEntity`) has a column for each in its
+/// table, after `crc`, named after the field, typed by it and indexed, written with the row
+/// (see `Docs/Queries.md`). ``fetch(_:)`` and ``count(_:)`` run a query's conditions, and
+/// when nothing runs after them in Swift its order, offset and limit, as one SQL statement
+/// on those indexes. Opening adds, fills and indexes the column of a newly declared field,
+/// and drops the column of one no longer declared, in one transaction, recorded in the
+/// file's `repositories_entity_fields` table; a release before declared fields refuses a
+/// table with field columns (`rejected`, nothing written).
+///
 /// ## Equal IDs
 ///
 /// The repository keeps one entity per ID as the ID type's `==` sees it. Swift's `String`
@@ -275,6 +286,8 @@ where Entity.ID: Codable & Sendable {
     public var codec: EntityCodec { database.codec }
 
     let database: SQLiteDatabase
+    /// The fields `Entity` declares, in the order of the table's field columns.
+    let fields: [QueryableField<Entity>]
 
     /// Opens the database at `fileURL`, creating the file and the table when they do not exist.
     ///
@@ -322,10 +335,15 @@ where Entity.ID: Codable & Sendable {
         fileURL: URL, options: SQLiteOptions = SQLiteOptions(), migrations: Migrations<Entity>
     ) async throws {
         let path = try Self.databasePath(of: fileURL)
-        let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
+        let table = try Self.table(options: options)
+        let fields = Self.declaredFields
         let upgrade = SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) {
             body, version, codec in
-            Data(try codec.encode(migrations.decode(body, writtenBy: version, using: codec)))
+            let entity = try migrations.decode(body, writtenBy: version, using: codec)
+            return (Data(try codec.encode(entity)), fields.map { $0.value(entity) })
+        } fieldValues: { body, version, codec in
+            let entity = try migrations.decode(body, writtenBy: version, using: codec)
+            return fields.map { $0.value(entity) }
         }
         let database = try await SQLiteDatabase.open(
             path: path, table: table, options: options,
@@ -340,15 +358,30 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Throws: `RepositoryError` `rejected` when the table name is not allowed.
     public static func inMemory(options: SQLiteOptions = SQLiteOptions()) throws -> SQLiteRepository {
-        let table = try SQLiteTable(name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self))
-        let database = try SQLiteDatabase.openInMemory(table: table, options: options)
+        let database = try SQLiteDatabase.openInMemory(table: try table(options: options), options: options)
         return SQLiteRepository(database: database, fileURL: nil, options: options, migrations: Migrations())
     }
+
+    /// The table the options name (the entity type's name by default), with a column for each
+    /// field the entity declares.
+    ///
+    /// - Throws: `rejected` for a table name that is not allowed, or a declaration of fields
+    ///   that breaks the rules (see ``SQLiteFieldColumn/columns(for:)``).
+    private static func table(options: SQLiteOptions) throws -> SQLiteTable {
+        try SQLiteTable(
+            name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self),
+            fields: SQLiteFieldColumn.columns(for: Entity.self))
+    }
+
+    /// The fields `Entity` declares, in the order of the table's field columns; none when it
+    /// is not a `QueryableEntity`.
+    static var declaredFields: [QueryableField<Entity>] { DeclaredFields.of(Entity.self) ?? [] }
 
     private init(
         database: SQLiteDatabase, fileURL: URL?, options: SQLiteOptions, migrations: Migrations<Entity>
     ) {
         self.database = database
+        self.fields = Self.declaredFields
         self.migrations = migrations
         self.fileURL = fileURL
         self.options = options
@@ -402,17 +435,6 @@ where Entity.ID: Codable & Sendable {
         return try await database.entities { try self.decode($0) }
     }
 
-    /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
-    ///
-    /// The filter and sort keys are Swift closures, so SQLite cannot run them.
-    ///
-    /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
-    /// - Complexity: O(*n* log *n*) when the query sorts, O(*n*) otherwise.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try query.validate()
-        return try query.apply(to: await fetchAll())
-    }
-
     /// Returns how many entities are stored, counted by SQLite on the `id` index without
     /// reading any row.
     public func count() async throws -> Int {
@@ -456,7 +478,9 @@ where Entity.ID: Codable & Sendable {
 
     func encode(_ entity: Entity) throws -> SQLiteRow {
         do {
-            return SQLiteRow(key: try SQLiteKey(entity.id), body: Data(try database.codec.encode(entity)))
+            return SQLiteRow(
+                key: try SQLiteKey(entity.id), body: Data(try database.codec.encode(entity)),
+                fields: fields.map { $0.value(entity) })
         } catch {
             throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
         }

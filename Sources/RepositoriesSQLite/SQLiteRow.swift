@@ -2,10 +2,14 @@ internal import CSQLite
 import Foundation
 import Repositories
 
-/// An entity's row as the repository hands it over to be written: its key and its JSON body.
+/// An entity's row as the repository hands it over to be written: its key, its encoded body,
+/// and the values of its declared fields (see ``SQLiteFieldColumn``).
 struct SQLiteRow: Sendable {
     var key: SQLiteKey
     var body: Data
+    /// The entity's declared fields' values, in the table's field order; empty for an entity
+    /// that declares none, and for a row read back (reads take the entity from its body).
+    var fields: [FieldValue] = []
 
     /// The value of the row's `crc` column: CRC-32 over the row's `seq`, its key and its body.
     ///

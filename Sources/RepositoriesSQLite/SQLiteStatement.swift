@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Repositories
 
 /// One prepared statement, compiled once by its ``SQLiteConnection`` and reused.
 ///
@@ -38,6 +39,31 @@ final class SQLiteStatement {
     func bind(integer value: Int64, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, value))
     }
+
+    /// Binds a declared field's value as its column stores it (see ``SQLiteFieldColumn``):
+    /// `NULL`, an INTEGER, a REAL (NaN as the text `'NaN'`, since SQLite would bind it as
+    /// `NULL`), TEXT, or a date as a REAL of seconds since 2001.
+    func bind(field value: FieldValue, at index: Int32) throws {
+        switch value {
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .bool(let value): try check(sqlite3_bind_int64(handle, index, value ? 1 : 0))
+        case .integer(let value): try check(sqlite3_bind_int64(handle, index, value))
+        case .double(let value) where value.isNaN: try bind(SQLiteKey.text(Self.notANumber), at: index)
+        case .double(let value): try check(sqlite3_bind_double(handle, index, value))
+        case .text(let value): try bind(SQLiteKey.text(value), at: index)
+        case .date(let value):
+            try check(sqlite3_bind_double(handle, index, value.timeIntervalSinceReferenceDate))
+        }
+    }
+
+    /// Binds `values` to the parameters numbered from `first`, one after another.
+    func bind(fields values: [FieldValue], from first: Int32) throws {
+        for (offset, value) in values.enumerated() { try bind(field: value, at: first + Int32(offset)) }
+    }
+
+    /// How a REAL column of a declared field keeps NaN: as text, which SQLite orders after
+    /// every number and equal to itself, as `FieldValue` orders NaN.
+    static let notANumber = "NaN"
 
     /// Binds UTF-8 bytes as TEXT; SQLite copies them before returning.
     func bindText(_ bytes: Data, at index: Int32) throws {
@@ -109,6 +135,22 @@ final class SQLiteStatement {
     /// Whether the column holds NULL.
     func isNull(at column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    /// The column as a declared field of `type` keeps its value (see ``SQLiteFieldColumn``),
+    /// or `nil` when it holds a value of another storage class than that type's.
+    func fieldValue(at column: Int32, as type: FieldType) -> FieldValue? {
+        switch (sqlite3_column_type(handle, column), type) {
+        case (SQLITE_NULL, _): .null
+        case (SQLITE_INTEGER, .bool): .bool(int64(at: column) != 0)
+        case (SQLITE_INTEGER, .integer): .integer(int64(at: column))
+        case (SQLITE_FLOAT, .double): .double(sqlite3_column_double(handle, column))
+        case (SQLITE_TEXT, .double) where text(at: column) == Self.notANumber: .double(.nan)
+        case (SQLITE_FLOAT, .date):
+            .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, column)))
+        case (SQLITE_TEXT, .text): text(at: column).map(FieldValue.text)
+        default: nil
+        }
     }
 
     /// The column's integer, or `nil` when it holds another type (SQLite would convert it).

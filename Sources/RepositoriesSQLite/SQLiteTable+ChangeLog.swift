@@ -58,7 +58,7 @@ extension SQLiteTable {
 
     /// `text` with its ASCII letters in lower case, and every other character as it is: how
     /// SQLite compares names.
-    private static func asciiLowercased(_ text: String) -> String {
+    static func asciiLowercased(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { scalar in
@@ -69,12 +69,7 @@ extension SQLiteTable {
     /// The table's origin and the newest tombstone pruned, or `nil` when the file has no record
     /// of its log. Reads only; a file without the table of records is not changed.
     func feedRecord(on connection: SQLiteConnection) throws -> (origin: String, forgottenThrough: Int64)? {
-        let hasRecords = try connection.withStatement(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1"
-        ) { statement in
-            try statement.bind(.text(SQLiteChangeLog.feedsTableName), at: 1)
-            return try statement.step() && statement.int64(at: 0) > 0
-        }
+        let hasRecords = try connection.hasTable(named: SQLiteChangeLog.feedsTableName)
         guard hasRecords else { return nil }
         return try connection.withStatement(changeLog.selectFeed) { statement in
             try statement.bind(.text(name), at: 1)

@@ -37,12 +37,7 @@ extension SQLiteTable {
     /// A recorded value that is not a byte comes back as a codec no release knows (`0xFF`…),
     /// which opening then refuses.
     func recordedCodec(on connection: SQLiteConnection) throws -> EntityCodec.Identifier? {
-        let hasRecords = try connection.withStatement(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1"
-        ) { statement in
-            try statement.bind(.text(Self.codecsTableName), at: 1)
-            return try statement.step() && statement.int64(at: 0) > 0
-        }
+        let hasRecords = try connection.hasTable(named: Self.codecsTableName)
         guard hasRecords else { return nil }
         return try connection.withStatement(
             "SELECT codec FROM \(Self.codecsTableName) WHERE table_name = ?1"
@@ -53,8 +48,9 @@ extension SQLiteTable {
         }
     }
 
-    /// Creates the table with its bodies stored as `codec` needs, records `codec`, and makes
-    /// the table's change log (see ``SQLiteChangeLog``), in one transaction; does nothing when
+    /// Creates the table with its bodies stored as `codec` needs and its field columns, records
+    /// `codec` and the fields, and makes the fields' indexes and the table's change log (see
+    /// ``SQLiteChangeLog``), in one transaction; does nothing when
     /// another connection created the table first.
     ///
     /// - Throws: `rejected` when a table of the change log's name exists and is not a log.
@@ -75,6 +71,7 @@ extension SQLiteTable {
                 try statement.bind(integer: Int64(codec.rawValue), at: 2)
                 _ = try statement.step()
             }
+            try installFieldIndexes(on: connection)
             try installChangeLog(on: connection)
         }
     }

@@ -77,6 +77,7 @@ extension SQLiteTable {
             try connection.withStatement(upsert) { statement in
                 try statement.bind(row.key, at: 1)
                 try statement.bind(body: row.body, as: bodyColumn, at: 2)
+                try statement.bind(fields: row.fields, from: 3)
                 _ = try statement.step()
             }
         } catch let error as SQLiteError where error.code == SQLiteError.mismatch {
@@ -106,6 +107,7 @@ extension SQLiteTable {
                 try statement.bind(body: row.body, as: bodyColumn, at: 2)
                 try statement.bind(
                     integer: Int64(SQLiteRow.checksum(seq: seq, key: row.key, body: row.body)), at: 3)
+                try statement.bind(fields: row.fields, from: 4)
                 _ = try statement.step()
             }
             return
@@ -117,6 +119,7 @@ extension SQLiteTable {
             try statement.bind(body: row.body, as: bodyColumn, at: 3)
             try statement.bind(
                 integer: Int64(SQLiteRow.checksum(seq: seq, key: row.key, body: row.body)), at: 4)
+            try statement.bind(fields: row.fields, from: 5)
             _ = try statement.step()
         }
         // At the very last seq, the next insert reads the table again, and is refused there.

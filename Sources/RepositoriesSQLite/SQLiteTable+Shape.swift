@@ -30,7 +30,8 @@ extension SQLiteTable {
     ///
     /// - Returns: ``Presence/missing`` when no table of this name exists,
     ///   ``Presence/present(_:)`` when it has exactly the columns (with a `body` of either
-    ///   declared type) and the unique `id` index this repository writes.
+    ///   declared type) and the unique `id` index this repository writes, followed by the
+    ///   field columns recorded for it (see ``recordedFields(on:)``).
     /// - Throws: `RepositoryError` `corrupted` when the table's stored definition differs
     ///   from this repository's in a byte or two, as a flipped byte would leave it;
     ///   `rejected` when the table was made by an earlier version of the repository (no
@@ -50,8 +51,13 @@ extension SQLiteTable {
             return columns
         }
         if columns.isEmpty { return .missing }
-        for body in [BodyColumn.text, .blob] where columns == Self.expectedColumns(body) {
-            if try hasUniqueIDIndex(on: connection) { return .present(body) }
+        let base = Array(columns.prefix(4))
+        for body in [BodyColumn.text, .blob] where base == Self.expectedColumns(body) {
+            if try hasUniqueIDIndex(on: connection),
+                try hasRecordedFieldColumns(Array(columns.dropFirst(4)), on: connection)
+            {
+                return .present(body)
+            }
         }
 
         let names = columns.map(\.name)
@@ -74,6 +80,19 @@ extension SQLiteTable {
         throw RepositoryError.rejected(
             "The table \(name) exists with the columns \(names), not the (seq, id, body, crc) this repository stores",
             recovery: "Pass another SQLiteOptions.tableName, or open the file this table belongs to")
+    }
+
+    /// Whether `extra`, the columns after `crc`, are each a field column recorded for this
+    /// table (see ``recordedFields(on:)``) and declared as its type needs.
+    private func hasRecordedFieldColumns(_ extra: [Column], on connection: SQLiteConnection) throws -> Bool {
+        guard !extra.isEmpty else { return true }
+        let recorded = try recordedFields(on: connection)
+        return extra.allSatisfy { column in
+            guard let type = recorded[column.name] else { return false }
+            // A type no release knows is accepted as recorded: opening makes the column again.
+            let declared = type.map { SQLiteFieldColumn(name: column.name, type: $0).declaredType }
+            return (declared == nil || declared == column.type) && !column.notNull && column.primaryKey == 0
+        }
     }
 
     /// Whether a unique, non-partial index covers exactly the `id` column (the one `UNIQUE` makes).

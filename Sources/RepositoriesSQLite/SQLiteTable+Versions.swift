@@ -35,12 +35,7 @@ extension SQLiteTable {
     ///
     /// Reads only; a file without the table of stamps is not changed.
     func storedVersion(on connection: SQLiteConnection) throws -> Int {
-        let hasStamps = try connection.withStatement(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1"
-        ) { statement in
-            try statement.bind(.text(Self.versionsTableName), at: 1)
-            return try statement.step() && statement.int64(at: 0) > 0
-        }
+        let hasStamps = try connection.hasTable(named: Self.versionsTableName)
         guard hasStamps else { return 1 }
         return try connection.withStatement(
             "SELECT version FROM \(Self.versionsTableName) WHERE table_name = ?1"
@@ -70,14 +65,15 @@ extension SQLiteTable {
     /// a table at version 1 opened at version 1) costs one read and writes nothing.
     ///
     /// - Parameter reencode: decodes a row's body written by the given version through the
-    ///   migrations and returns it encoded at `currentVersion`; throws when it cannot.
+    ///   migrations and returns it encoded at `currentVersion`, with its declared fields'
+    ///   values (written to their columns with it); throws when it cannot.
     /// - Returns: how many rows were upgraded.
     /// - Throws: `writtenByNewerVersion` with nothing written; `decodingFailed` naming the
     ///   row's ID and the version that wrote it, with nothing written; `corrupted` when a
     ///   row fails its checksum.
     func upgradeRows(
         to currentVersion: Int, on connection: SQLiteConnection, location: String,
-        reencode: @escaping @Sendable (Data, Int) throws -> Data
+        reencode: @escaping @Sendable (Data, Int) throws -> (Data, [FieldValue])
     ) throws -> Int {
         let stored = try storedVersion(on: connection)
         if stored > currentVersion {
@@ -107,6 +103,7 @@ extension SQLiteTable {
                     try statement.bind(body: row.body, as: bodyColumn, at: 2)
                     try statement.bind(
                         integer: Int64(SQLiteRow.checksum(seq: row.seq, key: row.key, body: row.body)), at: 3)
+                    try statement.bind(fields: row.fields, from: 4)
                     _ = try statement.step()
                 }
             }
@@ -123,11 +120,13 @@ extension SQLiteTable {
         }
     }
 
-    /// A row brought up to the current version: its place, its key, its new body.
+    /// A row brought up to the current version: its place, its key, its new body and its
+    /// declared fields' values.
     private struct UpgradedRow: Sendable {
         var seq: Int64
         var key: SQLiteKey
         var body: Data
+        var fields: [FieldValue]
     }
 
     /// The fewest rows worth a processor of their own when upgrading: below it, starting a
@@ -143,7 +142,7 @@ extension SQLiteTable {
     ///   one by one would.
     private static func upgraded(
         _ rows: [SQLiteStoredRow], from version: Int, location: String,
-        reencode: @escaping @Sendable (Data, Int) throws -> Data
+        reencode: @escaping @Sendable (Data, Int) throws -> (Data, [FieldValue])
     ) throws -> [UpgradedRow] {
         let chunks = try ParallelChunks.map(count: rows.count, minimumChunk: rowsPerProcessor) { chunk in
             try chunk.map { index in
@@ -155,11 +154,12 @@ extension SQLiteTable {
 
     private static func upgradedRow(
         _ stored: SQLiteStoredRow, from version: Int, location: String,
-        reencode: (Data, Int) throws -> Data
+        reencode: (Data, Int) throws -> (Data, [FieldValue])
     ) throws -> UpgradedRow {
         let row = try stored.verified(location: location)
         do {
-            return UpgradedRow(seq: stored.seq, key: row.key, body: try reencode(row.body, version))
+            let (body, fields) = try reencode(row.body, version)
+            return UpgradedRow(seq: stored.seq, key: row.key, body: body, fields: fields)
         } catch {
             throw RepositoryError.decodingFailed(
                 record: "\(row.key.description), written by entity version \(version)",

@@ -14,6 +14,9 @@ import Repositories
 /// )
 /// ```
 ///
+/// An entity that declares queryable fields (`QueryableEntity`) has a column per field after
+/// these, named and typed by it and indexed (see ``SQLiteFieldColumn``), written with the row.
+///
 /// `body` is declared `TEXT` in a JSON table (as every table before codecs) and `BLOB` in a
 /// table of any other codec (see ``SQLiteTable/recordedCodec(on:)``), so that a release
 /// before codecs, which accepts only the `TEXT` shape, refuses a binary table rather than
@@ -50,6 +53,8 @@ final class SQLiteTable: Sendable {
     let bodyColumn: BodyColumn
     /// The name as an SQL identifier: in double quotes, inner quotes doubled.
     let quotedName: String
+    /// The columns of the entity's declared fields, in declaration order, after `crc`.
+    let fields: [SQLiteFieldColumn]
 
     // The statements run on every call, built once, since the connection's statement cache
     // is keyed by their text.
@@ -60,7 +65,10 @@ final class SQLiteTable: Sendable {
     /// `max(seq)`: SQLite reads it from the last entry of the table's b-tree.
     let largestSeq: String
     let insert: String
+    /// Writes a row's body, checksum and field values, by `seq`.
     let update: String
+    /// Writes a row's field values alone, by `seq`: filling the columns of new fields.
+    let updateFields: String
     let selectRow: String
     let selectAll: String
     /// SQLite counts the smallest b-tree that holds every row: the `id` index, not the table.
@@ -76,11 +84,11 @@ final class SQLiteTable: Sendable {
     ///
     /// - Throws: `RepositoryError` `rejected` when `name` is empty, holds a NUL character,
     ///   starts with `sqlite_` (a prefix SQLite reserves for itself), is
-    ///   `repositories_entity_versions`, `repositories_entity_codecs` or
-    ///   `repositories_change_feeds` (where the tables' versions, codecs and change feeds are
-    ///   recorded), or starts with `repositories_changes_` (the change logs' prefix); all
+    ///   `repositories_entity_versions`, `repositories_entity_codecs`,
+    ///   `repositories_entity_fields` or `repositories_change_feeds` (where the tables'
+    ///   versions, codecs, field columns and change feeds are recorded), or starts with `repositories_changes_` (the change logs' prefix); all
     ///   without regard to ASCII case.
-    init(name: String, bodyColumn: BodyColumn = .text) throws {
+    init(name: String, bodyColumn: BodyColumn = .text, fields: [SQLiteFieldColumn] = []) throws {
         if name.isEmpty || name.contains("\u{0}") {
             throw RepositoryError.rejected(
                 "The SQLite table name \(String(reflecting: name)) is empty or holds a NUL character",
@@ -91,9 +99,11 @@ final class SQLiteTable: Sendable {
                 "The SQLite table name \(String(reflecting: name)) starts with sqlite_, which SQLite reserves",
                 recovery: "Pass another table name")
         }
-        if [Self.versionsTableName, Self.codecsTableName, SQLiteChangeLog.feedsTableName].contains(
-            name.lowercased())
-        {
+        if [
+            Self.versionsTableName, Self.codecsTableName, Self.fieldsTableName,
+            SQLiteChangeLog.feedsTableName,
+        ]
+        .contains(name.lowercased()) {
             throw RepositoryError.rejected(
                 "The SQLite table name \(name) is a table where SQLiteRepository keeps what it knows of each table",
                 recovery: "Pass another table name")
@@ -107,20 +117,38 @@ final class SQLiteTable: Sendable {
         self.name = name
         self.bodyColumn = bodyColumn
         self.quotedName = table
+        self.fields = fields
+        // The field values follow the four columns, in the fields' order, in every statement.
+        let fieldNames = fields.map { ", " + $0.quotedName }.joined()
+        func parameters(from first: Int) -> String {
+            fields.indices.map { ", ?\(first + $0)" }.joined()
+        }
+        func assignments(from first: Int, excluded: Bool) -> String {
+            fields.enumerated().map { index, field in
+                ", \(field.quotedName) = " + (excluded ? "excluded.\(field.quotedName)" : "?\(first + index)")
+            }.joined()
+        }
         // `max(seq)` alone in its subquery, so SQLite reads it from the end of the b-tree
         // rather than scanning (the min/max optimization does not apply inside an expression).
         // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
         let crc = SQLiteRow.checksumFunctionName
         upsert = """
-            INSERT INTO \(table) (seq, id, body, crc) \
-            SELECT next.seq, ?1, ?2, \(crc)(next.seq, ?1, ?2) \
+            INSERT INTO \(table) (seq, id, body, crc\(fieldNames)) \
+            SELECT next.seq, ?1, ?2, \(crc)(next.seq, ?1, ?2)\(parameters(from: 3)) \
             FROM (SELECT ifnull((SELECT max(seq) FROM \(table)), 0) + 1 AS seq) AS next WHERE true \
-            ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = \(crc)(seq, id, excluded.body)
+            ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = \(crc)(seq, id, excluded.body)\
+            \(assignments(from: 0, excluded: true))
             """
         selectSeq = "SELECT seq FROM \(table) WHERE id = ?1"
         largestSeq = "SELECT max(seq) FROM \(table)"
-        insert = "INSERT INTO \(table) (seq, id, body, crc) VALUES (?1, ?2, ?3, ?4)"
-        update = "UPDATE \(table) SET body = ?2, crc = ?3 WHERE seq = ?1"
+        insert =
+            "INSERT INTO \(table) (seq, id, body, crc\(fieldNames)) VALUES (?1, ?2, ?3, ?4\(parameters(from: 5)))"
+        update =
+            "UPDATE \(table) SET body = ?2, crc = ?3\(assignments(from: 4, excluded: false)) WHERE seq = ?1"
+        updateFields =
+            "UPDATE \(table) SET "
+            + fields.enumerated().map { "\($1.quotedName) = ?\($0 + 2)" }.joined(separator: ", ")
+            + " WHERE seq = ?1"
         selectRow = "SELECT seq, id, body, crc FROM \(table) WHERE id = ?1"
         selectAll = "SELECT seq, id, body, crc FROM \(table) ORDER BY seq"
         count = "SELECT count(*) FROM \(table)"
@@ -149,7 +177,7 @@ final class SQLiteTable: Sendable {
     /// This table, its bodies stored as `column` declares: what opening makes of the table
     /// once it knows its codec.
     func storing(_ column: BodyColumn) throws -> SQLiteTable {
-        column == bodyColumn ? self : try SQLiteTable(name: name, bodyColumn: column)
+        column == bodyColumn ? self : try SQLiteTable(name: name, bodyColumn: column, fields: fields)
     }
 
     /// The column definitions, as `CREATE TABLE` writes them and `sqlite_master` keeps them.
@@ -157,10 +185,12 @@ final class SQLiteTable: Sendable {
         "seq INTEGER PRIMARY KEY, id NOT NULL UNIQUE, body \(body.rawValue) NOT NULL, crc INTEGER NOT NULL"
     }
 
-    /// The statement that creates the table with its bodies stored as `body`; SQLite stores
-    /// it, less `IF NOT EXISTS`, as ``storedDefinition(_:)``.
+    /// The statement that creates the table with its bodies stored as `body`, and a column
+    /// for each declared field; without fields, SQLite stores it, less `IF NOT EXISTS`, as
+    /// ``storedDefinition(_:)``.
     func createTable(_ body: BodyColumn) -> String {
-        "CREATE TABLE IF NOT EXISTS \(quotedName) (\(Self.columnDefinitions(body)))"
+        let fieldColumns = fields.map { ", \($0.quotedName) \($0.declaredType)" }.joined()
+        return "CREATE TABLE IF NOT EXISTS \(quotedName) (\(Self.columnDefinitions(body))\(fieldColumns))"
     }
     /// The table's `sql` in `sqlite_master`, as SQLite keeps it after ``createTable(_:)``.
     func storedDefinition(_ body: BodyColumn) -> String {

@@ -99,7 +99,7 @@ import Testing
             { _ = try await store.fetchAll() },
             { _ = try await store.fetch(id: "b") },
             { _ = try await store.fetch(ids: ["a", "b"]) },
-            { _ = try await store.fetch(Query<NoteWithPriority>().limit(1)) },
+            { _ = try await store.fetch(Query<NoteWithPriority>().filter { _ in true }.limit(1)) },
         ] as [@Sendable () async throws -> Void] {
             let error = try await #require(throws: RepositoryError.self) { try await read() }
             #expect(error.code == .decodingFailed)

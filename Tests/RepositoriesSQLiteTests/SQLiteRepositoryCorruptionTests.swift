@@ -194,7 +194,7 @@ import enum RepositoriesTestSupport.FileDamage
             { _ = try await store.fetch(id: damaged) },
             { _ = try await store.fetchAll() },
             { _ = try await store.fetch(ids: [damaged]) },
-            { _ = try await store.fetch(Query<Note>().limit(1)) },
+            { _ = try await store.fetch(Query<Note>().filter { _ in true }.limit(1)) },
         ] as [@Sendable () async throws -> Void] {
             let error = try await #require(throws: RepositoryError.self) { try await read() }
             #expect(error.code == .corrupted)

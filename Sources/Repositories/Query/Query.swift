@@ -124,7 +124,7 @@ public struct Query<Entity>: Sendable {
     }
 
     /// Whether the query filters at all, by condition or by closure.
-    var filters: Bool { !conditions.isEmpty || !predicates.isEmpty }
+    package var filters: Bool { !conditions.isEmpty || !predicates.isEmpty }
 
     /// Applies the query to `entities`, taken to be in stored order.
     ///
@@ -150,7 +150,7 @@ public struct Query<Entity>: Sendable {
 
     /// How many entities ``finish(_:)`` would return when `matches` entities meet the
     /// conditions and there are no closure filters.
-    func finishedCount(matching matches: Int) -> Int {
+    package func finishedCount(matching matches: Int) -> Int {
         let afterOffset = max(0, matches - offset)
         return limit.map { min($0, afterOffset) } ?? afterOffset
     }
@@ -163,8 +163,7 @@ public struct Query<Entity>: Sendable {
             : selection.entities.reduce(0) { count, entity in
                 count + (predicates.allSatisfy { $0(entity) } ? 1 : 0)
             }
-        let afterOffset = max(0, matches - offset)
-        return limit.map { min($0, afterOffset) } ?? afterOffset
+        return finishedCount(matching: matches)
     }
 
     /// The entities after the offset, up to the limit.
@@ -189,7 +188,7 @@ public struct Query<Entity>: Sendable {
 
     /// How `lhs` and `rhs` compare on the sort keys, most significant first: `orderedSame`
     /// when they tie on every key (then the stored order decides).
-    func order(_ lhs: Entity, _ rhs: Entity) -> ComparisonResult {
+    package func order(_ lhs: Entity, _ rhs: Entity) -> ComparisonResult {
         for key in sortKeys {
             let result = key.compare(lhs, rhs)
             if result != .orderedSame { return result }

@@ -7,111 +7,17 @@ import Testing
 /// mistakes, and the indexed stores answering what `Query.apply` answers over many random
 /// writes and queries.
 @Suite struct FieldQueryTests {
-    enum Kind: String, Codable, Sendable, QueryableValue, CaseIterable {
-        case stone, iron
-        case stonyIron = "stony-iron"
-    }
+    typealias Kind = Specimen.Kind
+    typealias Specimen = RepositoriesTestSupport.Specimen
 
-    struct Specimen: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
-        var id: Int
-        var name: String
-        var mass: Double?
-        var year: Int
-        var fell: Bool
-        var kind: Kind
-        var foundAt: Date
-        var note: String?
-        /// Not declared: conditions on it are refused.
-        var shelf: Int = 0
-
-        static let queryableFields: [QueryableField<Specimen>] = [
-            QueryableField(\.name, name: "name"),
-            QueryableField(\.mass, name: "mass"),
-            QueryableField(\.year, name: "year"),
-            QueryableField(\.fell, name: "fell"),
-            QueryableField(\.kind, name: "kind"),
-            QueryableField(\.foundAt, name: "found_at"),
-            QueryableField(\.note, name: "note"),
-        ]
-    }
-
-    /// Names with the spellings Swift's own `String` `<` orders inconsistently on Linux
-    /// (a decomposed letter beside its precomposed form, U+0344, U+0F73), ASCII, CJK, emoji,
-    /// and the characters a SQL `LIKE` would read as patterns.
-    static let names = [
-        "Allende", "allende", "Aba", "Ab", "Ñ", "N\u{303}a", "Éa", "E\u{301}b", "éa", "e\u{301}", "é",
-        "A\u{30A}", "Åa", "\u{344}", "\u{308}\u{301}x", "\u{F73}", "\u{F71}\u{F72}", "東京", "🚀x", "Z", "",
-        "%a", "_b",
-    ]
+    static let names = Specimen.names
 
     static func specimen(_ id: Int, _ random: inout SeededRandomNumberGenerator) -> Specimen {
-        let masses: [Double?] = [nil, 0, -0.0, 1.5, 2, 10, -3, .nan, .infinity, 1e300]
-        return Specimen(
-            id: id, name: names.randomElement(using: &random)!, mass: masses.randomElement(using: &random)!,
-            year: Int.random(in: 1_990...1_999, using: &random), fell: Bool.random(using: &random),
-            kind: Kind.allCases.randomElement(using: &random)!,
-            foundAt: Date(timeIntervalSince1970: Double(Int.random(in: 0..<5, using: &random)) * 86_400),
-            note: Bool.random(using: &random) ? nil : names.randomElement(using: &random)!,
-            shelf: id % 3)
+        Specimen.random(id, &random)
     }
 
     static func queries(_ random: inout SeededRandomNumberGenerator) -> [(String, Query<Specimen>)] {
-        let year = Int.random(in: 1_990...1_999, using: &random)
-        let mass = [0, 1.5, 2, -3, .nan, .infinity].randomElement(using: &random)!
-        let name = names.randomElement(using: &random)!
-        let limit = Int.random(in: 0...8, using: &random)
-        let offset = Int.random(in: 0...3, using: &random)
-        return [
-            ("year == \(year)", Query().where(\.year == year)),
-            ("year != \(year)", Query().where(\.year != year)),
-            (
-                "year < \(year) sorted year desc limit",
-                Query().where(\.year < year).sorted(by: \.year, .descending).limit(limit)
-            ),
-            (
-                "year >= \(year) sorted year offset limit",
-                Query().where(\.year >= year).sorted(by: \.year).offset(offset).limit(limit)
-            ),
-            ("mass > \(mass)", Query().where(\.mass > mass).sorted(by: \.mass)),
-            (
-                "mass <= \(mass) desc",
-                Query().where(\.mass <= mass).sorted(by: \.mass, .descending).limit(limit)
-            ),
-            ("mass == nil", Query().where(\.mass == nil)),
-            ("isNil(mass)", Query().where(.isNil(\.mass)).sorted(by: \.year).limit(limit)),
-            (
-                "mass != nil sorted mass",
-                Query().where(\.mass != nil).sorted(by: \.mass).sorted(by: \.name, .descending)
-            ),
-            ("mass == \(mass)", Query().where(\.mass == mass)),
-            ("prefix \(name)", Query().where(.hasPrefix(\.name, String(name.prefix(1)))).sorted(by: \.name)),
-            ("prefix full \(name)", Query().where(.hasPrefix(\.name, name)).limit(limit)),
-            ("note prefix", Query().where(.hasPrefix(\.note, "E\u{301}")).sorted(by: \.note, .descending)),
-            ("name == \(name)", Query().where(\.name == name)),
-            ("name < \(name) sorted", Query().where(\.name < name).sorted(by: \.name).limit(limit)),
-            ("kind in", Query().where(.isIn(\.kind, [.iron, .stonyIron])).sorted(by: \.kind).offset(offset)),
-            ("kind sorted", Query().sorted(by: \.kind, .descending).sorted(by: \.year).limit(limit)),
-            ("fell", Query().where(\.fell == true).sorted(by: \.foundAt, .descending).limit(limit)),
-            (
-                "or/not",
-                Query().where(.all(\.year >= year, .any(\.fell == false, .not(\.mass > 1.5)))).sorted(
-                    by: \.year)
-            ),
-            (
-                "year in + filter",
-                Query().where(.isIn(\.year, [year, year + 1])).filter { $0.id % 2 == 0 }.limit(limit)
-            ),
-            ("note nil first", Query().sorted(by: \.note).offset(offset).limit(limit)),
-            (
-                "closure sort after condition",
-                Query().where(\.year <= year).sorted(by: SortKey(by: { $0.id % 5 })).limit(limit)
-            ),
-            ("empty in", Query().where(.isIn(\.name, []))),
-            (
-                "date range",
-                Query().where(\.foundAt >= Date(timeIntervalSince1970: 86_400)).sorted(by: \.foundAt)
-            ),
-        ]
+        Specimen.randomQueries(&random)
     }
 
     @Test func indexedStoresAnswerWhatTheReferenceAnswersOverRandomWrites() async throws {

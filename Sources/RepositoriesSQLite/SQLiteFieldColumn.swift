@@ -1,0 +1,67 @@
+import Foundation
+import Repositories
+
+/// The column a declared field (`QueryableField`) is kept in, beside the row's body, with an
+/// index of its own, so a query on the field runs in SQLite.
+///
+/// The column is named after the field and typed by it:
+///
+/// | field type | column | value |
+/// |---|---|---|
+/// | `bool` | `INTEGER` | 0 or 1 |
+/// | `integer` | `INTEGER` | the number |
+/// | `double` | `REAL` | the number; NaN as the text `'NaN'`, which SQLite orders after every number |
+/// | `text` | `TEXT` | the text in NFC; SQLite's `BINARY` collation compares its UTF-8 bytes |
+/// | `date` | `REAL` | seconds since 2001-01-01 00:00:00 UTC, `Date`'s own, so no value is rounded |
+///
+/// `nil` is `NULL`, which SQLite orders before every value, as `FieldValue` does. So SQLite
+/// sorts and compares each column in the order every store of the package uses.
+struct SQLiteFieldColumn: Sendable, Equatable {
+    /// The field's name, which is the column's.
+    var name: String
+    /// The field's type, recorded with the column (see ``SQLiteTable/recordedFields(on:)``).
+    var type: FieldType
+
+    /// The name as an SQL identifier. Field names are lowercase ASCII letters, digits and
+    /// underscores (`QueryableEntity.validateQueryableFields()`), but may be SQL keywords.
+    var quotedName: String { "\"\(name)\"" }
+
+    /// The column's declared type, as `pragma_table_info` lists it.
+    var declaredType: String {
+        switch type {
+        case .bool, .integer: "INTEGER"
+        case .double, .date: "REAL"
+        case .text: "TEXT"
+        }
+    }
+
+    /// The names the row table uses for itself.
+    static let reservedNames: Set<String> = ["seq", "id", "body", "crc"]
+
+    /// The columns for the fields `Entity` declares, in declaration order; none when it
+    /// declares none.
+    ///
+    /// - Throws: `RepositoryError` `rejected` when a declaration breaks the rules of
+    ///   `validateQueryableFields()`, or names a field `seq`, `id`, `body` or `crc`, the
+    ///   table's own columns.
+    static func columns<Entity>(for type: Entity.Type) throws -> [SQLiteFieldColumn] {
+        guard let fields = DeclaredFields.of(type) else { return [] }
+        try DeclaredFields.validate(fields, of: type)
+        if let clash = fields.first(where: { reservedNames.contains($0.name) }) {
+            throw RepositoryError.rejected(
+                "\(type).queryableFields declares a field named \"\(clash.name)\", a column SQLiteRepository keeps for itself",
+                recovery: "Give the field another name: seq, id, body and crc are the table's own columns")
+        }
+        return fields.map { SQLiteFieldColumn(name: $0.name, type: $0.type) }
+    }
+
+    /// The index on the column in `table`: `repositories_field_TABLE_FIELD`.
+    func indexName(in table: String) -> String {
+        "repositories_field_\(table)_\(name)"
+    }
+
+    /// ``indexName(in:)`` as an SQL identifier.
+    func quotedIndexName(in table: String) -> String {
+        "\"" + indexName(in: table).replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
