@@ -90,7 +90,10 @@ actor SQLiteDatabase {
                 let codec = try options.entityCodec(for: opened.writer.codec, location: location)
                 let connection = opened.writer.connection
                 if canonicalizesKeys { try table.canonicalizeKeys(on: connection, location: location) }
-                // Before the upgrade, which writes the columns with the rows it rewrites.
+                // Before the upgrade, which writes the columns with the rows it rewrites; after
+                // the refusal of a newer version's table, which must leave the file untouched.
+                try table.refuseNewerVersion(
+                    than: upgrade.currentVersion, on: connection, location: location)
                 try table.prepareFields(on: connection, location: location) { body, version in
                     try upgrade.fieldValues(body, version, codec)
                 }

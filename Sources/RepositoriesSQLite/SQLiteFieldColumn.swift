@@ -55,9 +55,11 @@ struct SQLiteFieldColumn: Sendable, Equatable {
         return fields.map { SQLiteFieldColumn(name: $0.name, type: $0.type) }
     }
 
-    /// The index on the column in `table`: `repositories_field_TABLE_FIELD`.
+    /// The index on the column in `table`: `repositories_field_TABLE.FIELD`. A field name
+    /// holds no `.`, so no two tables' fields share a name (`note` and `tag_name` against
+    /// `note_tag` and `name` would, with `_`).
     func indexName(in table: String) -> String {
-        "repositories_field_\(table)_\(name)"
+        "repositories_field_\(table).\(name)"
     }
 
     /// ``indexName(in:)`` as an SQL identifier.

@@ -69,7 +69,9 @@ struct SQLiteQuery: Sendable {
         } else {
             order = " ORDER BY seq"
         }
-        guard builder.isComplete, builder.parameters.count + pageWindow.count <= variableLimit else {
+        guard builder.isComplete, builder.terms <= Self.largestTermCount,
+            builder.parameters.count + pageWindow.count <= variableLimit
+        else {
             return nil
         }
         let from = " FROM \(table.quotedName)\(whereClause)"
@@ -79,6 +81,10 @@ struct SQLiteQuery: Sendable {
         parameters = builder.parameters
         self.window = pageWindow
     }
+
+    /// The most comparisons one statement holds: SQLite refuses an expression more than 1,000
+    /// deep, which a long `AND` or `OR` of terms becomes; a query with more runs in Swift.
+    static let largestTermCount = 200
 
     /// Binds ``parameters`` to `statement`, and ``window`` after them when `paging` (for
     /// ``select``).
@@ -98,6 +104,8 @@ struct SQLiteQuery: Sendable {
         /// False once a condition read a property the entity does not declare, which
         /// `Query.validate()` refuses before any of this runs.
         var isComplete = true
+        /// How many comparisons the conditions hold.
+        var terms = 0
 
         /// `node`, or its negation, as SQL in which `NULL` answers as false would.
         mutating func sql(for node: FieldConditionNode<Entity>, negated: Bool) -> String {
@@ -121,6 +129,7 @@ struct SQLiteQuery: Sendable {
         }
 
         private mutating func declared(_ operand: FieldOperand<Entity>) -> QueryableField<Entity>? {
+            terms += 1
             if operand.field == nil { isComplete = false }
             return operand.field
         }

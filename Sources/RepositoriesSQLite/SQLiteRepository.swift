@@ -340,7 +340,8 @@ where Entity.ID: Codable & Sendable {
         let upgrade = SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) {
             body, version, codec in
             let entity = try migrations.decode(body, writtenBy: version, using: codec)
-            return (Data(try codec.encode(entity)), fields.map { $0.value(entity) })
+            let upgraded = Data(try codec.encode(entity))
+            return (upgraded, try Self.fieldValues(of: fields, inBody: upgraded, codec: codec))
         } fieldValues: { body, version, codec in
             let entity = try migrations.decode(body, writtenBy: version, using: codec)
             return fields.map { $0.value(entity) }
@@ -371,6 +372,16 @@ where Entity.ID: Codable & Sendable {
         try SQLiteTable(
             name: options.tableName ?? SQLiteTable.defaultName(for: Entity.self),
             fields: SQLiteFieldColumn.columns(for: Entity.self))
+    }
+
+    /// The values of `fields` in the entity `body` decodes to; none, without decoding, when
+    /// there are no fields.
+    static func fieldValues(
+        of fields: [QueryableField<Entity>], inBody body: Data, codec: EntityCodec
+    ) throws -> [FieldValue] {
+        guard !fields.isEmpty else { return [] }
+        let stored = try codec.decode(Entity.self, from: body)
+        return fields.map { $0.value(stored) }
     }
 
     /// The fields `Entity` declares, in the order of the table's field columns; none when it
@@ -476,11 +487,15 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
+    /// The row of `entity`: its key, its body, and its declared fields' values as the body
+    /// decodes them, so the columns say what every read of the row says even when the codec
+    /// does not keep a value exactly (a JSON date in seconds, a property it skips).
     func encode(_ entity: Entity) throws -> SQLiteRow {
         do {
+            let body = Data(try database.codec.encode(entity))
             return SQLiteRow(
-                key: try SQLiteKey(entity.id), body: Data(try database.codec.encode(entity)),
-                fields: fields.map { $0.value(entity) })
+                key: try SQLiteKey(entity.id), body: body,
+                fields: try Self.fieldValues(of: fields, inBody: body, codec: database.codec))
         } catch {
             throw RepositoryError.encodingFailed(id: String(describing: entity.id), underlying: error)
         }

@@ -17,7 +17,7 @@ import Repositories
 ///
 /// Opening accepts a table's columns past `crc` only when they are exactly the recorded
 /// ones, so a column someone else added is refused (`rejected`), never written over. Each
-/// column has the index `repositories_field_TABLE_NAME`.
+/// column has the index `repositories_field_TABLE.NAME`.
 ///
 /// When the entity declares a field the table lacks, opening adds the column, fills it from
 /// every row's body (decoded through the migrations at the version that wrote it), makes its

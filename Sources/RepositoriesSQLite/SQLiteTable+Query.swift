@@ -30,7 +30,7 @@ extension SQLiteTable {
     }
 
     /// What SQLite's `EXPLAIN QUERY PLAN` says of `query`'s statement: one line per step, as
-    /// `SCAN "Note"` or `SEARCH "Note" USING INDEX repositories_field_Note_rank (rank>?)`.
+    /// `SCAN Note` or `SEARCH Note USING INDEX repositories_field_Note.rank (rank>?)`.
     func plan(of query: SQLiteQuery, on connection: SQLiteConnection) throws -> [String] {
         try connection.withStatement("EXPLAIN QUERY PLAN " + query.select) { statement in
             try query.bind(to: statement, paging: true)

@@ -49,14 +49,9 @@ extension PeerRun {
         }
         let measurements = try await Measurement.interleaved(runs: runs, contenders: contenders.count) {
             index in
-            // The SQLite store reads every row for each query (its indexes are yet to come),
-            // so it runs a hundredth of the queries.
-            let asked =
-                contenders[index].name == "SQLiteRepository"
-                ? Array(thresholds.prefix(max(queryCount / 100, 2))) : thresholds
-            return try await Sample.timing(operations: asked.count) {
-                for threshold in asked where try await stores[index].highest(20, below: threshold).count != 20
-                {
+            try await Sample.timing(operations: thresholds.count) {
+                for threshold in thresholds
+                where try await stores[index].highest(20, below: threshold).count != 20 {
                     throw PeerBenchmarkError(
                         "\(contenders[index].name) found fewer than 20 below \(threshold)")
                 }
