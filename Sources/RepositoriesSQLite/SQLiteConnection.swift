@@ -13,6 +13,8 @@ final class SQLiteConnection {
     /// Prepared statements by SQL text. The repository's SQL is a small fixed set (the
     /// `IN (…)` lists come in a few padded sizes), so the cache stays small.
     private var statements: [String: SQLiteStatement] = [:]
+    /// How many prepared statements the cache keeps at most.
+    static let largestStatementCache = 256
     /// The statement ``prepared(_:)`` handed out last.
     private var lastStatement: SQLiteStatement?
     /// Set when a rollback failed, leaving the connection in a transaction it cannot leave;
@@ -57,6 +59,9 @@ final class SQLiteConnection {
         let handle = try requireHandle()
         try check(sqlite3_busy_timeout(handle, milliseconds), sql: nil)
     }
+
+    /// SQLite's version as a number, 3035000 for 3.35.0.
+    static var libraryVersion: Int32 { sqlite3_libversion_number() }
 
     /// The most `?` parameters one statement may hold (`SQLITE_LIMIT_VARIABLE_NUMBER`), or
     /// 999 (SQLite's historical default) once the connection is closed.
@@ -255,6 +260,9 @@ final class SQLiteConnection {
                 extendedCode: SQLiteError.error, message: "the SQL holds no statement", sql: sql)
         }
         let statement = SQLiteStatement(sql: sql, handle: compiled)
+        // Queries bring statements of many shapes; past a bound the cache starts over rather
+        // than grow for ever. A statement in use stays alive with its user.
+        if statements.count >= Self.largestStatementCache { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
         lastStatement = statement
         return statement

@@ -26,6 +26,10 @@ actor SQLiteDatabase {
     nonisolated let maximumChunk: Int
     /// How many parameters one statement may bind (``SQLiteConnection/variableLimit``).
     nonisolated let variableLimit: Int
+    /// Whether SQLite can run queries on declared fields: the file's text is UTF-8, whose
+    /// bytes SQLite's `BINARY` collation orders as `FieldValue` orders text. In a UTF-16
+    /// file (one made elsewhere) they run in Swift.
+    nonisolated let queriesRunInSQL: Bool
     private let executor: SQLiteExecutor
     private var connection: SQLiteConnection?
     /// The read-only connections of a database file; `nil` in memory.
@@ -44,8 +48,9 @@ actor SQLiteDatabase {
     private init(
         connection: sending SQLiteConnection, readers: SQLiteReaderPool?, executor: SQLiteExecutor,
         table: SQLiteTable, codec: EntityCodec, location: String, upgradedRowCount: Int = 0,
-        tombstoneRetention: SQLiteOptions.TombstoneRetention
+        tombstoneRetention: SQLiteOptions.TombstoneRetention, queriesRunInSQL: Bool = true
     ) {
+        self.queriesRunInSQL = queriesRunInSQL
         self.upgradedRowCount = upgradedRowCount
         self.tombstoneRetention = tombstoneRetention
         self.codec = codec
@@ -81,36 +86,40 @@ actor SQLiteDatabase {
     ) async throws -> SQLiteDatabase {
         let location = "\(path), table \(table.name)"
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
-        let (opened, codec, upgraded) = try await executor.run {
-            try mapping(location) {
-                let opened = try openFile(
-                    path: path, table: table, options: options, currentVersion: upgrade.currentVersion,
-                    location: location)
-                let table = opened.writer.table
-                let codec = try options.entityCodec(for: opened.writer.codec, location: location)
-                let connection = opened.writer.connection
-                if canonicalizesKeys { try table.canonicalizeKeys(on: connection, location: location) }
-                // Before the upgrade, which writes the columns with the rows it rewrites; after
-                // the refusal of a newer version's table, which must leave the file untouched.
-                try table.refuseNewerVersion(
-                    than: upgrade.currentVersion, on: connection, location: location)
-                try table.prepareFields(on: connection, location: location) { body, version in
-                    try upgrade.fieldValues(body, version, codec)
+        let (opened, codec, prepared): (OpenedFile, EntityCodec, (upgradedRows: Int, isUTF8: Bool)) =
+            try await executor.run {
+                try mapping(location) {
+                    let opened = try openFile(
+                        path: path, table: table, options: options, currentVersion: upgrade.currentVersion,
+                        location: location)
+                    let table = opened.writer.table
+                    let codec = try options.entityCodec(for: opened.writer.codec, location: location)
+                    let connection = opened.writer.connection
+                    // Before anything writes: a newer version's table is refused untouched, also
+                    // when the probe could not read the file first.
+                    try table.refuseNewerVersion(
+                        than: upgrade.currentVersion, on: connection, location: location)
+                    if canonicalizesKeys { try table.canonicalizeKeys(on: connection, location: location) }
+                    // Before the upgrade, which writes the columns with the rows it rewrites.
+                    try table.prepareFields(on: connection, location: location) { body, version in
+                        try upgrade.fieldValues(body, version, codec)
+                    }
+                    let upgraded = try table.upgradeRows(
+                        to: upgrade.currentVersion, on: connection, location: location
+                    ) { body, version in try upgrade.reencode(body, version, codec) }
+                    // After the keys and the rows are brought up to date: a table that had no log
+                    // is numbered once, as it now is (one that had one numbered each rewrite).
+                    try prepareChangeFeed(of: table, on: connection, options: options, location: location)
+                    let isUTF8 = try connection.text("PRAGMA encoding") == "UTF-8"
+                    return (opened, codec, (upgraded, isUTF8))
                 }
-                let upgraded = try table.upgradeRows(
-                    to: upgrade.currentVersion, on: connection, location: location
-                ) { body, version in try upgrade.reencode(body, version, codec) }
-                // After the keys and the rows are brought up to date: a table that had no log
-                // is numbered once, as it now is (one that had one numbered each rewrite).
-                try prepareChangeFeed(of: table, on: connection, options: options, location: location)
-                return (opened, codec, upgraded)
             }
-        }
         let readers = opened.readers
         return SQLiteDatabase(
             connection: opened.writer.connection, readers: readers, executor: executor,
-            table: opened.writer.table, codec: codec, location: location, upgradedRowCount: upgraded,
-            tombstoneRetention: options.tombstoneRetention)
+            table: opened.writer.table, codec: codec, location: location,
+            upgradedRowCount: prepared.upgradedRows,
+            tombstoneRetention: options.tombstoneRetention, queriesRunInSQL: prepared.isUTF8)
     }
 
     /// Makes the table's change log when it has none, and forgets the tombstones the retention

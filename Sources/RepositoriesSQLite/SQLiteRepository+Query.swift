@@ -24,10 +24,7 @@ extension SQLiteRepository {
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
         try query.validate()
         try Task.checkCancellation()
-        guard let statement = SQLiteQuery(query, table: database.table, variableLimit: database.variableLimit)
-        else {
-            return try query.apply(to: await fetchAll())
-        }
+        guard let statement = sqlQuery(query) else { return try query.apply(to: await fetchAll()) }
         let stored = try await database.storedRows(statement)
         let entities = try checked(stored, against: query)
         return statement.isWindowed ? entities : try query.apply(to: entities)
@@ -40,9 +37,7 @@ extension SQLiteRepository {
     /// - Throws: `RepositoryError` `rejected` as ``fetch(_:)`` does.
     public func count(_ query: Query<Entity>) async throws -> Int {
         try query.validate()
-        guard query.predicates.isEmpty,
-            let statement = SQLiteQuery(query, table: database.table, variableLimit: database.variableLimit)
-        else {
+        guard query.predicates.isEmpty, let statement = sqlQuery(query) else {
             return try await fetch(query).count
         }
         try Task.checkCancellation()
@@ -53,9 +48,15 @@ extension SQLiteRepository {
     /// when it becomes none (it reads every row): for tests that check an index is used.
     package func queryPlan(_ query: Query<Entity>) async throws -> [String] {
         try query.validate()
-        guard let statement = SQLiteQuery(query, table: database.table, variableLimit: database.variableLimit)
-        else { return [] }
+        guard let statement = sqlQuery(query) else { return [] }
         return try await database.plan(of: statement)
+    }
+
+    /// The statement `query` becomes, or `nil` when it runs in Swift over every entity (see
+    /// ``SQLiteQuery``, and ``SQLiteDatabase/queriesRunInSQL``).
+    private func sqlQuery(_ query: Query<Entity>) -> SQLiteQuery? {
+        guard database.queriesRunInSQL else { return nil }
+        return SQLiteQuery(query, table: database.table, variableLimit: database.variableLimit)
     }
 
     /// Runs `ANALYZE` on the table, so SQLite's planner knows how selective each index is.

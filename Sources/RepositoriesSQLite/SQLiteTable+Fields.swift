@@ -30,6 +30,9 @@ import Repositories
 /// (`rejected`, "exists with the columns …"), with nothing written, as it refuses a table of
 /// a newer codec.
 extension SQLiteTable {
+    /// The first SQLite with `ALTER TABLE … DROP COLUMN`: 3.35.0.
+    static let dropColumnVersion: Int32 = 3_035_000
+
     /// The table of field records, shared by every repository table of the file.
     static let fieldsTableName = "repositories_entity_fields"
 
@@ -106,7 +109,15 @@ extension SQLiteTable {
                 !fields.contains { $0.name == name && $0.type == type }
             }
             let added = fields.filter { recorded[$0.name] != $0.type }
-            for field in stale.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let staleNames = stale.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            if let first = staleNames.first, SQLiteConnection.libraryVersion < Self.dropColumnVersion {
+                throw RepositoryError.rejected(
+                    "The table \(name) has a column for the field \(first), which the entity no longer declares as it was; dropping it needs SQLite 3.35 or later, and this is \(SQLiteConnection.libraryVersion)",
+                    recovery:
+                        "Declare the field \(first) again as it was, or run the app with a newer system SQLite. Nothing was changed"
+                )
+            }
+            for field in staleNames {
                 let column = SQLiteFieldColumn(name: field, type: .text)
                 try connection.execute("DROP INDEX IF EXISTS \(column.quotedIndexName(in: name))")
                 try connection.execute("ALTER TABLE \(quotedName) DROP COLUMN \(column.quotedName)")

@@ -35,6 +35,9 @@
 //   RepositoriesCrashFixture sqlite-open <store-path>
 //       print "opening", open a SQLiteRepository (making the change log of a table that has
 //       none), print "opened", close, print "closed" (see SQLiteChangeLogBackFill.swift)
+//   RepositoriesCrashFixture sqlite-open-indexed <store-path>
+//       print "opening", open the FixtureEntity table as IndexedFixtureEntity (adding and
+//       filling its field columns), print "opened", close, print "closed"
 //   RepositoriesCrashFixture offline-first-feed <device-dir> <remote-sqlite-path> <first-id>
 //       a device over a SQLite remote with a change feed, saving and syncing forever; print
 //       each ID once its save returned (see OfflineFirstOverSQLiteFeed.swift)
@@ -182,6 +185,8 @@ do {
         try await openSQLiteWhenToldAndSave(at: url, id: Int(arguments[3]) ?? 0)
     case "sqlite-open":
         try await openSQLiteAndClose(at: url)
+    case "sqlite-open-indexed":
+        try await openSQLiteAndClose(at: url, as: IndexedFixtureEntity.self)
     case "offline-first-feed":
         try await offlineFirstOverSQLiteFeed(
             device: url, remote: arguments[3], firstID: arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0)

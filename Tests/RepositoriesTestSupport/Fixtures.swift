@@ -79,6 +79,31 @@ public struct FixtureEntity: Codable, Identifiable, Sendable, Equatable {
     }
 }
 
+/// ``FixtureEntity``'s stored shape, declaring two fields: what an app that starts querying
+/// the entity's table by field opens it as.
+public struct IndexedFixtureEntity: Codable, Identifiable, Sendable, Equatable, QueryableEntity {
+    /// The ID.
+    public var id: Int
+    /// ``FixtureEntity/text``, declared as `text`.
+    public var text: String
+    /// ``FixtureEntity/blob``.
+    public var blob: String
+    /// The blob's length, declared as `blob_length`.
+    public var blobLength: Int { blob.utf8.count }
+
+    /// `entity`, read as this type.
+    public init(_ entity: FixtureEntity) {
+        id = entity.id
+        text = entity.text
+        blob = entity.blob
+    }
+
+    /// `text` and `blob_length`.
+    public static let queryableFields: [QueryableField<IndexedFixtureEntity>] = [
+        QueryableField(\.text, name: "text"), QueryableField(\.blobLength, name: "blob_length"),
+    ]
+}
+
 /// Version 2 of ``FixtureEntity``, for the migration crash test: `text` renamed `title`, and
 /// the blob's length added.
 public struct FixtureEntityV2: Codable, Identifiable, Sendable, Equatable {
