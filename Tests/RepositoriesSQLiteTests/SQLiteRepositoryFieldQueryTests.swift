@@ -25,11 +25,7 @@ import Testing
                 if Int.random(in: 0..<10, using: &random) < 7 {
                     let specimen = Specimen.random(id, &random)
                     try await store.save(specimen)
-                    if let index = reference.firstIndex(where: { $0.id == id }) {
-                        reference[index] = specimen
-                    } else {
-                        reference.append(specimen)
-                    }
+                    Specimen.save(specimen, into: &reference)
                 } else {
                     try await store.delete(id: id)
                     reference.removeAll { $0.id == id }

@@ -66,6 +66,16 @@ public struct Specimen: Identifiable, Codable, Sendable, Equatable, QueryableEnt
         "%a", "_b",
     ]
 
+    /// Puts `specimen` in `reference` as a store keeps it: in place of the one with its ID,
+    /// or after every other.
+    public static func save(_ specimen: Specimen, into reference: inout [Specimen]) {
+        if let index = reference.firstIndex(where: { $0.id == specimen.id }) {
+            reference[index] = specimen
+        } else {
+            reference.append(specimen)
+        }
+    }
+
     /// A specimen with values drawn from `random`, among them `nil`, NaN, ±0, infinity and
     /// dates a fraction of a second apart.
     public static func random(_ id: Int, _ random: inout SeededRandomNumberGenerator) -> Specimen {

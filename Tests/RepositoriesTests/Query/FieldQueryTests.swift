@@ -38,11 +38,7 @@ import Testing
                         try await store.save(specimen)
                     }
                     try await file.save(specimen)
-                    if let index = reference.firstIndex(where: { $0.id == id }) {
-                        reference[index] = specimen
-                    } else {
-                        reference.append(specimen)
-                    }
+                    Specimen.save(specimen, into: &reference)
                 } else {
                     try await memory.delete(id: id)
                     try await bounded.delete(id: id)
