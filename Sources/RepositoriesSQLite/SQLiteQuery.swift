@@ -70,6 +70,7 @@ struct SQLiteQuery: Sendable {
             order = " ORDER BY seq"
         }
         guard builder.isComplete, builder.terms <= Self.largestTermCount,
+            builder.deepest <= Self.deepestNesting,
             builder.parameters.count + pageWindow.count <= variableLimit
         else {
             return nil
@@ -85,6 +86,10 @@ struct SQLiteQuery: Sendable {
     /// The most comparisons one statement holds: SQLite refuses an expression more than 1,000
     /// deep, which a long `AND` or `OR` of terms becomes; a query with more runs in Swift.
     static let largestTermCount = 200
+    /// The most groups one statement nests inside each other: SQLite's parser overflows its
+    /// stack on a few dozen nested parentheses (`any(all(any(…)))`), so deeper conditions
+    /// run in Swift.
+    static let deepestNesting = 12
 
     /// Binds ``parameters`` to `statement`, and ``window`` after them when `paging` (for
     /// ``select``).
@@ -106,6 +111,9 @@ struct SQLiteQuery: Sendable {
         var isComplete = true
         /// How many comparisons the conditions hold.
         var terms = 0
+        /// How deep the groups being built nest, and the deepest they nested.
+        var depth = 0
+        var deepest = 0
 
         /// `node`, or its negation, as SQL in which `NULL` answers as false would.
         mutating func sql(for node: FieldConditionNode<Entity>, negated: Bool) -> String {
@@ -139,6 +147,11 @@ struct SQLiteQuery: Sendable {
         {
             // An empty AND is true, an empty OR false; negated, they swap, as the joiner has.
             guard !nodes.isEmpty else { return joiner == "AND" ? "1" : "0" }
+            // A group of one needs no parentheses, and adds no depth.
+            if nodes.count == 1 { return sql(for: nodes[0], negated: negated) }
+            depth += 1
+            deepest = max(deepest, depth)
+            defer { depth -= 1 }
             return "(" + nodes.map { sql(for: $0, negated: negated) }.joined(separator: " \(joiner) ") + ")"
         }
 
