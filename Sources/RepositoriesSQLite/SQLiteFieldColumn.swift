@@ -24,7 +24,10 @@ struct SQLiteFieldColumn: Sendable, Equatable {
 
     /// The name as an SQL identifier. Field names are lowercase ASCII letters, digits and
     /// underscores (`QueryableEntity.validateQueryableFields()`), but may be SQL keywords.
-    var quotedName: String { "\"\(name)\"" }
+    var quotedName: String { Self.quoted(name) }
+
+    /// The field name `name` as an SQL identifier.
+    static func quoted(_ name: String) -> String { "\"\(name)\"" }
 
     /// The column's declared type, as `pragma_table_info` lists it.
     var declaredType: String {

@@ -51,36 +51,34 @@ struct SQLiteQuery: Sendable {
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         var order = ""
-        var window = ""
-        var pageWindow: [Parameter] = []
+        var limitClause = ""
         if isWindowed {
             let keys = query.sortKeys.compactMap { key in
-                key.field.map { "\"\($0.name)\" " + (key.order == .ascending ? "ASC" : "DESC") }
+                key.field.map {
+                    SQLiteFieldColumn.quoted($0.name) + (key.order == .ascending ? " ASC" : " DESC")
+                }
             }
             order = " ORDER BY " + (keys + ["seq"]).joined(separator: ", ")
             // Bound, so a pager's every page runs one prepared statement.
             if query.limit != nil || query.offset > 0 {
-                pageWindow = [
-                    .value(.integer(Int64(query.limit ?? -1))), .value(.integer(Int64(query.offset))),
-                ]
+                window = [.value(.integer(Int64(query.limit ?? -1))), .value(.integer(Int64(query.offset)))]
                 let first = builder.parameters.count + 1
-                window = " LIMIT ?\(first) OFFSET ?\(first + 1)"
+                limitClause = " LIMIT ?\(first) OFFSET ?\(first + 1)"
             }
         } else {
             order = " ORDER BY seq"
         }
         guard builder.isComplete, builder.terms <= Self.largestTermCount,
             builder.deepest <= Self.deepestNesting,
-            builder.parameters.count + pageWindow.count <= variableLimit
+            builder.parameters.count + window.count <= variableLimit
         else {
             return nil
         }
         let from = " FROM \(table.quotedName)\(whereClause)"
         let fields = table.fields.map { ", " + $0.quotedName }.joined()
-        select = "SELECT seq, id, body, crc\(fields)\(from)\(order)\(window)"
+        select = "SELECT seq, id, body, crc\(fields)\(from)\(order)\(limitClause)"
         count = "SELECT count(*)\(from)"
         parameters = builder.parameters
-        self.window = pageWindow
     }
 
     /// The most comparisons one statement holds: SQLite refuses an expression more than 1,000
@@ -163,7 +161,7 @@ struct SQLiteQuery: Sendable {
         private mutating func compare(
             _ field: QueryableField<Entity>, _ comparison: FieldComparison, _ value: FieldValue
         ) -> String {
-            let column = "\"\(field.name)\""
+            let column = SQLiteFieldColumn.quoted(field.name)
             // Only a column that may be NULL needs the cases where NULL answers true.
             let orNull = field.isOptional ? " OR \(column) IS NULL" : ""
             if value.isNull {
@@ -187,7 +185,7 @@ struct SQLiteQuery: Sendable {
         private mutating func oneOf(_ field: QueryableField<Entity>, _ values: [FieldValue], negated: Bool)
             -> String
         {
-            let column = "\"\(field.name)\""
+            let column = SQLiteFieldColumn.quoted(field.name)
             let includesNull = values.contains(where: \.isNull)
             var listed = values.filter { !$0.isNull }
             guard !listed.isEmpty else {
@@ -212,7 +210,7 @@ struct SQLiteQuery: Sendable {
         private mutating func prefix(_ field: QueryableField<Entity>, _ prefix: String, negated: Bool)
             -> String
         {
-            let column = "\"\(field.name)\""
+            let column = SQLiteFieldColumn.quoted(field.name)
             guard let upper = Self.upperBound(of: prefix) else {
                 // Every text starts with "": the prefix holds for every value but NULL.
                 return "\(column) IS \(negated ? "" : "NOT ")NULL"

@@ -12,9 +12,9 @@ extension SQLiteRepository {
     /// A query with no condition and nothing SQLite can sort or page reads every entity, as
     /// ``fetchAll()`` does.
     ///
-    /// Each row is checked against its `crc`, decoded, and checked again against the
-    /// conditions and the order SQLite applied: a field column that disagrees with the body
-    /// throws `corrupted` naming the row, never a wrong answer.
+    /// Each row is checked against its `crc`, decoded, and its field columns (which decided
+    /// whether SQLite selected it and where it sorted it) compared with its body: a column
+    /// that disagrees throws `corrupted` naming the row, never a wrong answer.
     ///
     /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, or a condition
     ///   on a property the entity does not declare, before any read; `corrupted` as above;

@@ -74,14 +74,7 @@ extension SQLiteTable {
         guard recorded.count == fields.count, fields.allSatisfy({ recorded[$0.name] == $0.type }) else {
             return false
         }
-        let indexes = try connection.withStatement(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 COLLATE NOCASE"
-        ) { statement in
-            try statement.bind(.text(name), at: 1)
-            var names: Set<String> = []
-            while try statement.step() { names.insert(Self.asciiLowercased(statement.text(at: 0) ?? "")) }
-            return names
-        }
+        let indexes = try schemaNames(of: "index", on: connection)
         // SQLite matches names without regard to ASCII case, as the table's own.
         return fields.allSatisfy { indexes.contains(Self.asciiLowercased($0.indexName(in: name))) }
     }
@@ -118,6 +111,7 @@ extension SQLiteTable {
                 )
             }
             for field in staleNames {
+                // Its names only: a stale column's type plays no part in them.
                 let column = SQLiteFieldColumn(name: field, type: .text)
                 try connection.execute("DROP INDEX IF EXISTS \(column.quotedIndexName(in: name))")
                 try connection.execute("ALTER TABLE \(quotedName) DROP COLUMN \(column.quotedName)")
@@ -184,7 +178,7 @@ extension SQLiteTable {
                 }
             }
         }
-        let existingTriggers = try triggerNames(on: connection)
+        let existingTriggers = try schemaNames(of: "trigger", on: connection)
         let triggers = changeLog.triggers.filter { existingTriggers.contains(Self.asciiLowercased($0.name)) }
         for trigger in triggers {
             try connection.execute("DROP TRIGGER \(SQLiteChangeLog.quoted(trigger.name))")
@@ -199,12 +193,14 @@ extension SQLiteTable {
         for trigger in triggers { try connection.execute(trigger.sql) }
     }
 
-    /// The names of the triggers on the table, their ASCII letters in lower case.
-    private func triggerNames(on connection: SQLiteConnection) throws -> Set<String> {
+    /// The names of the table's schema objects of `type` (`index`, `trigger`), their ASCII
+    /// letters in lower case, as SQLite matches names.
+    private func schemaNames(of type: String, on connection: SQLiteConnection) throws -> Set<String> {
         try connection.withStatement(
-            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE"
+            "SELECT name FROM sqlite_master WHERE type = ?2 AND tbl_name = ?1 COLLATE NOCASE"
         ) { statement in
             try statement.bind(.text(name), at: 1)
+            try statement.bind(.text(type), at: 2)
             var names: Set<String> = []
             while try statement.step() { names.insert(Self.asciiLowercased(statement.text(at: 0) ?? "")) }
             return names
