@@ -22,12 +22,8 @@ struct SQLiteFieldColumn: Sendable, Equatable {
     /// The field's type, recorded with the column (see ``SQLiteTable/recordedFields(on:)``).
     var type: FieldType
 
-    /// The name as an SQL identifier. Field names are lowercase ASCII letters, digits and
-    /// underscores (`QueryableEntity.validateQueryableFields()`), but may be SQL keywords.
-    var quotedName: String { Self.quoted(name) }
-
-    /// The field name `name` as an SQL identifier.
-    static func quoted(_ name: String) -> String { "\"\(name)\"" }
+    /// The name as an SQL identifier (`SQLDialect.quoted(_:)`).
+    var quotedName: String { SQLDialect.quoted(name) }
 
     /// The column's declared type, as `pragma_table_info` lists it.
     var declaredType: String {
