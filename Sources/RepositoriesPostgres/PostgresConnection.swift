@@ -171,6 +171,9 @@ final class PostgresConnection: @unchecked Sendable {
 
     // MARK: Statements (on the queue)
 
+    /// The most statements a connection keeps prepared.
+    static let preparedLimit = 512
+
     /// Runs the prepared statement `statement` (preparing it on this connection first, once)
     /// with binary `parameters`, and returns its rows in binary format.
     ///
@@ -180,6 +183,11 @@ final class PostgresConnection: @unchecked Sendable {
         try connectIfNeeded()
         guard let handle else { throw lostError(sql: statement.sql) }
         if !preparedNames.contains(statement.name) {
+            // Queries bring statements of many shapes: past a bound, start over.
+            if preparedNames.count >= Self.preparedLimit {
+                _ = try check(PQexec(handle, "DEALLOCATE ALL"), sql: "DEALLOCATE ALL")
+                preparedNames = []
+            }
             let types = statement.parameterTypes
             let prepared = PQprepare(handle, statement.name, statement.sql, Int32(types.count), types)
             _ = try check(prepared, sql: statement.sql)
@@ -199,13 +207,36 @@ final class PostgresConnection: @unchecked Sendable {
                 guard let base = bytes.baseAddress else { return }
                 UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count)
             }
-            values.append(UnsafePointer(start))
+            values.append(parameter.isNull ? nil : UnsafePointer(start))
             offset += parameter.bytes.count
         }
         let formats = [Int32](repeating: 1, count: parameters.count)
         let result = PQexecPrepared(
             handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
         return try check(result, sql: statement.sql)
+    }
+
+    /// Runs `sql` once, unprepared, with binary `parameters` of the OIDs `types`, and returns
+    /// its rows in text format: for `EXPLAIN` of a statement the repository prepares.
+    func query(_ sql: String, types: [UInt32], _ parameters: [PostgresParameter]) throws -> PostgresResult {
+        try connectIfNeeded()
+        guard let handle else { throw lostError(sql: sql) }
+        let copies = parameters.map { parameter -> UnsafeMutablePointer<CChar>? in
+            guard !parameter.isNull else { return nil }
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(parameter.bytes.count, 1))
+            parameter.bytes.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress {
+                    UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count)
+                }
+            }
+            return copy
+        }
+        defer { for copy in copies { copy?.deallocate() } }
+        let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        let lengths = parameters.map { Int32($0.bytes.count) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+        return try check(result, sql: sql)
     }
 
     /// Runs `sql` with text `parameters` and returns its rows in text format: for the few

@@ -9,16 +9,20 @@ where Entity.ID: Codable & Sendable {
     let storage: PostgresBodyStorage
     let migrations: Migrations<Entity>
     let location: String
+    /// The fields the entity declares, in the order of the table's field columns; none when
+    /// the table keeps none (``PostgresTable/fields``).
+    let fields: [QueryableField<Entity>]
     private let encoder: JSONEncoder
     private let decoder: JSONDecoder
 
     init(
         storage: PostgresBodyStorage, options: PostgresOptions, migrations: Migrations<Entity>,
-        location: String
+        location: String, declaresFields: Bool
     ) {
         self.storage = storage
         self.migrations = migrations
         self.location = location
+        fields = declaresFields ? DeclaredFields.of(Entity.self) ?? [] : []
         encoder = options.makeEncoder?() ?? storage.defaultEncoder()
         decoder = options.makeDecoder?() ?? storage.defaultDecoder()
     }
@@ -37,11 +41,16 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    /// The entity's key and JSON.
+    /// The entity's key, JSON, and field values.
     ///
-    /// - Throws: `encodingFailed` naming the ID and the field when the encoder fails, or the
-    ///   JSON holds what PostgreSQL could not keep or read back (``PostgresJSONCheck``).
-    func encode(_ entity: Entity) throws -> (PostgresKey, [UInt8]) {
+    /// The field values are read from the JSON as it decodes, not from `entity`: the columns
+    /// must agree with the body a query reads back (a coder that keeps dates in whole seconds
+    /// would otherwise leave them apart).
+    ///
+    /// - Throws: `encodingFailed` naming the ID and the field when the encoder fails, the
+    ///   JSON holds what PostgreSQL could not keep or read back (``PostgresJSONCheck``), or a
+    ///   field's value cannot be a column (``fieldValues(of:id:)``).
+    func encode(_ entity: Entity) throws -> (PostgresKey, PostgresEncodedRow) {
         let key: PostgresKey
         let body: [UInt8]
         do {
@@ -59,7 +68,44 @@ where Entity.ID: Codable & Sendable {
                     : "Replace the NaN before saving (with nil or a number); nothing was written",
                 id: String(describing: entity.id), location: location)
         }
-        return (key, body)
+        guard !fields.isEmpty else { return (key, PostgresEncodedRow(body: body, fields: [])) }
+        let stored: Entity
+        do {
+            stored = try decoder.decode(Entity.self, from: Data(body))
+        } catch {
+            throw RepositoryError(
+                .encodingFailed,
+                reason: "\(Entity.self)'s JSON does not decode with the repository's decoder, so its fields cannot be read from it",
+                recovery: "Make the encoder and the decoder of PostgresOptions agree; nothing was written",
+                id: String(describing: entity.id), location: location, underlying: error)
+        }
+        return (key, PostgresEncodedRow(body: body, fields: try fieldValues(of: stored, id: entity.id)))
+    }
+
+    /// The values of `entity`'s declared fields, in the columns' order.
+    ///
+    /// - Throws: `encodingFailed` naming `id` and the field when a value cannot be a column:
+    ///   text holding U+0000, or a date outside what `timestamptz` holds.
+    func fieldValues(of entity: Entity, id: Entity.ID) throws -> [FieldValue] {
+        try fields.map { field in
+            let value = field.value(entity)
+            if case .text(let text) = value, text.utf8.contains(0) {
+                throw RepositoryError(
+                    .encodingFailed,
+                    reason: "\(Entity.self)'s field \(field.name) holds U+0000, which a PostgreSQL text column cannot keep",
+                    recovery: "Remove U+0000 from the string before saving; nothing was written",
+                    id: String(describing: id), location: location)
+            }
+            do {
+                _ = try PostgresFieldColumn.binary(value, field: field.name)
+            } catch let error as RepositoryError {
+                throw RepositoryError(
+                    .encodingFailed, reason: error.reason,
+                    recovery: (error.recovery ?? "") + "; nothing was written", id: String(describing: id),
+                    location: location)
+            }
+            return value
+        }
     }
 
     /// The entity in `body`, a row `version` of the entity wrote, upgraded to the current one.
@@ -92,4 +138,11 @@ where Entity.ID: Codable & Sendable {
         error.id = key?.description
         return error
     }
+}
+
+/// A row as the repository writes it: the entity's JSON, and its declared fields' values in
+/// the order of the table's field columns (none when it declares none).
+struct PostgresEncodedRow: Sendable {
+    var body: [UInt8]
+    var fields: [FieldValue]
 }

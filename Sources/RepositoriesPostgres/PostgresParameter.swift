@@ -14,10 +14,19 @@ struct PostgresParameter: Sendable {
     static let byteaArray: UInt32 = 1001
 
     var bytes: [UInt8]
+    /// Whether the parameter is SQL's `NULL` (its ``bytes`` are then empty).
+    var isNull = false
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
     }
+
+    /// SQL's `NULL`.
+    static let null: PostgresParameter = {
+        var parameter = PostgresParameter(bytes: [])
+        parameter.isNull = true
+        return parameter
+    }()
 
     /// A key, as the `id` column's type takes it.
     init(_ key: PostgresKey) {
@@ -33,19 +42,29 @@ struct PostgresParameter: Sendable {
             array: keys.map { PostgresParameter($0).bytes }, elementType: integer ? Self.int8 : Self.text)
     }
 
-    /// A one-dimensional array without NULLs: the header (dimensions, no NULL flag, element
-    /// type, length, lower bound 1), then each element's length and bytes.
+    /// A one-dimensional array without NULLs.
     init(array elements: [[UInt8]], elementType: UInt32) {
+        self.init(array: elements.map(Optional.some), elementType: elementType)
+    }
+
+    /// A one-dimensional array, `nil` elements NULL: the header (dimensions, whether it holds
+    /// a NULL, element type, length, lower bound 1), then each element's length (-1 for NULL)
+    /// and bytes.
+    init(array elements: [[UInt8]?], elementType: UInt32) {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + $1.count })
+        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
         bytes += Self.bigEndian(Int32(1))
-        bytes += Self.bigEndian(Int32(0))
+        bytes += Self.bigEndian(Int32(elements.contains(where: { $0 == nil }) ? 1 : 0))
         bytes += Self.bigEndian(Int32(bitPattern: elementType))
         bytes += Self.bigEndian(Int32(elements.count))
         bytes += Self.bigEndian(Int32(1))
         for element in elements {
-            bytes += Self.bigEndian(Int32(element.count))
-            bytes += element
+            if let element {
+                bytes += Self.bigEndian(Int32(element.count))
+                bytes += element
+            } else {
+                bytes += Self.bigEndian(Int32(-1))
+            }
         }
         self.bytes = bytes
     }

@@ -16,12 +16,12 @@ extension PostgresRepository {
 
     func save(contentsOf entities: [Entity], on runner: some PostgresStatementRunner) async throws {
         var order: [PostgresKey] = []
-        var bodies: [PostgresKey: [UInt8]] = Dictionary(minimumCapacity: entities.count)
+        var rows: [PostgresKey: PostgresEncodedRow] = Dictionary(minimumCapacity: entities.count)
         for entity in entities {
-            let (key, body) = try encode(entity)
-            if bodies.updateValue(body, forKey: key) == nil { order.append(key) }
+            let (key, row) = try encode(entity)
+            if rows.updateValue(row, forKey: key) == nil { order.append(key) }
         }
-        try await runner.upsert(order.map { ($0, bodies[$0] ?? []) }, into: table)
+        try await runner.upsert(order.compactMap { key in rows[key].map { (key, $0) } }, into: table)
     }
 
     /// Returns the entities stored under `ids`, in the order of `ids`, skipping absent and

@@ -24,9 +24,11 @@ extension PostgresRepository: IdempotentWriteRepository {
         let key: PostgresKey
         switch write {
         case .save(let saved), .create(let saved):
-            let (savedKey, body) = try encode(saved)
+            let (savedKey, row) = try encode(saved)
             if case .save = write { statement = table.keyedSave } else { statement = table.keyedCreate }
-            parameters = [PostgresParameter(savedKey), PostgresParameter(bytes: body)]
+            parameters =
+                [PostgresParameter(savedKey), PostgresParameter(bytes: row.body)]
+                + (try table.fieldParameters(row.fields))
             (entity, key) = (saved, savedKey)
         case .delete(let id):
             key = try self.key(for: id)

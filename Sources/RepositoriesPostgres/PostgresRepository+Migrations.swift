@@ -58,14 +58,15 @@ extension PostgresRepository {
                 }
             }
             if rows.isEmpty { break }
-            var bodies: [[UInt8]] = []
+            var upgradedRows: [PostgresEncodedRow] = []
             for (key, stored) in rows {
-                bodies.append(try encode(try decode(stored, key: key)).1)
+                upgradedRows.append(try encode(try decode(stored, key: key)).1)
             }
             let keys = PostgresParameter(keys: rows.map(\.0), integer: table.integerKeys)
-            let values = PostgresParameter(array: bodies, elementType: PostgresParameter.bytea)
+            let values = PostgresParameter(array: upgradedRows.map(\.body), elementType: PostgresParameter.bytea)
+            let fields = try table.fieldArrayParameters(upgradedRows.map(\.fields))
             try await connection.run { connection in
-                _ = try connection.execute(table.upgradeBodies, [keys, values])
+                _ = try connection.execute(table.upgradeBodies, [keys, values] + fields)
             }
             upgraded += rows.count
         }

@@ -79,11 +79,12 @@ extension PostgresRepository {
                                 "Change the entity's other properties; save a copy under a new ID with save(_:)"
                         )
                     }
-                    let (_, body) = try encode(entity)
-                    let parameters = [
-                        PostgresParameter(key), PostgresParameter(bytes: body),
-                        PostgresParameter(bytes: PostgresParameter.bigEndian(row.version)),
-                    ]
+                    let (_, encoded) = try encode(entity)
+                    let parameters =
+                        [
+                            PostgresParameter(key), PostgresParameter(bytes: encoded.body),
+                            PostgresParameter(bytes: PostgresParameter.bigEndian(row.version)),
+                        ] + (try table.fieldParameters(encoded.fields))
                     // From here the commit may be sent: a lost connection asks whether it landed.
                     (committing, written) = (transaction, entity)
                     try await connection.run { connection in

@@ -37,13 +37,13 @@ extension PostgresRepository: VersionTaggingRepository {
     ///   (nothing was written); `rejected` when `tag` is not one this repository gives.
     public func save(_ entity: Entity, ifMatch tag: String) async throws {
         let version = try Self.version(in: tag, for: entity.id)
-        let (key, body) = try encode(entity)
+        let (key, row) = try encode(entity)
         let wrote = try await writeConditionally(
             table.replaceIfVersion,
             [
-                PostgresParameter(key), PostgresParameter(bytes: body),
+                PostgresParameter(key), PostgresParameter(bytes: row.body),
                 PostgresParameter(bytes: version.bytes),
-            ],
+            ] + (try table.fieldParameters(row.fields)),
             key: key, stillPossible: { $0?.version == version.value })
         guard wrote else {
             throw Self.moved(entity.id, "was written or deleted since version \(version.value) was read")
@@ -54,9 +54,10 @@ extension PostgresRepository: VersionTaggingRepository {
     ///
     /// - Throws: `RepositoryError` `conflict` when a row has the ID (nothing was written).
     public func saveIfAbsent(_ entity: Entity) async throws {
-        let (key, body) = try encode(entity)
+        let (key, row) = try encode(entity)
         let wrote = try await writeConditionally(
-            table.insertIfAbsent, [PostgresParameter(key), PostgresParameter(bytes: body)],
+            table.insertIfAbsent,
+            [PostgresParameter(key), PostgresParameter(bytes: row.body)] + (try table.fieldParameters(row.fields)),
             key: key, stillPossible: { $0 == nil })
         guard wrote else { throw Self.moved(entity.id, "exists already") }
     }

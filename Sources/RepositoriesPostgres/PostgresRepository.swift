@@ -261,6 +261,7 @@ where Entity.ID: Codable & Sendable {
             name: options.tableName ?? PostgresTable.defaultName(for: Entity.self),
             integerKeys: PostgresKey.isInteger(ID.self))
         table.schemaVersion = migrations.currentVersion
+        table.fields = try PostgresFieldColumn.columns(for: Entity.self)
         let target = PostgresConnectionTarget(
             connectionString: connectionString, connectTimeoutSeconds: options.connectTimeoutSeconds)
         let backends = PostgresBackends()
@@ -271,6 +272,16 @@ where Entity.ID: Codable & Sendable {
         do {
             table = try await PostgresTableSetup(table: table, pool: pool, location: location)
                 .prepare(waitingUpTo: options.startupWait)
+            if table.storage == .bytea {
+                // Its bodies may hold U+0000, which no text column can: queries run in Swift.
+                table.fields = []
+                table.queriesRunInSQL = false
+            }
+            let coder = PostgresEntityCoder(
+                storage: table.storage, options: options, migrations: migrations, location: location,
+                declaresFields: !table.fields.isEmpty)
+            table = try await PostgresFieldSetup(table: table, pool: pool, coder: coder, location: location)
+                .prepare()
         } catch {
             await pool.close()
             throw error
@@ -309,7 +320,8 @@ where Entity.ID: Codable & Sendable {
             target: target, channel: table.channel, backends: backends,
             label: "repositories.postgres.\(table.name).changes")
         self.coder = PostgresEntityCoder(
-            storage: table.storage, options: options, migrations: migrations, location: location)
+            storage: table.storage, options: options, migrations: migrations, location: location,
+            declaresFields: !table.fields.isEmpty)
         let notifier =
             options.notifiesChanges ? PostgresNotifier(target: target, table: table, backends: backends) : nil
         self.notifier = notifier
@@ -386,16 +398,6 @@ where Entity.ID: Codable & Sendable {
         return try rows.map { try decode($0.1, key: $0.0) }
     }
 
-    /// Validates `query`, reads every entity, then filters, sorts and pages in memory.
-    ///
-    /// The filter and sort keys are Swift closures, so PostgreSQL cannot run them.
-    ///
-    /// - Throws: `RepositoryError` `rejected` for a negative offset or limit, before any read.
-    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try query.validate()
-        return try query.apply(to: await fetchAll(on: self))
-    }
-
     /// Returns how many entities are stored: one `count(*)`, one round trip.
     public func count() async throws -> Int {
         try await count(on: self)
@@ -466,7 +468,7 @@ where Entity.ID: Codable & Sendable {
         try coder.key(for: id)
     }
 
-    func encode(_ entity: Entity) throws -> (PostgresKey, [UInt8]) {
+    func encode(_ entity: Entity) throws -> (PostgresKey, PostgresEncodedRow) {
         try coder.encode(entity)
     }
 

@@ -27,7 +27,7 @@ final class PostgresSaveBatcher: Sendable {
 
     private struct Waiting {
         var key: PostgresKey
-        var body: [UInt8]
+        var body: PostgresEncodedRow
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -48,7 +48,7 @@ final class PostgresSaveBatcher: Sendable {
     /// A save that finds no other on its way sends itself at once, from its own task, so one
     /// writer alone pays for no hand-over; the saves that arrive meanwhile are sent together
     /// by a task of their own, which no caller's cancellation reaches.
-    func save(_ key: PostgresKey, _ body: [UInt8]) async throws {
+    func save(_ key: PostgresKey, _ body: PostgresEncodedRow) async throws {
         try Task.checkCancellation()
         let sendsNow = state.withLock { state in
             guard state.sending == 0, state.waiting.isEmpty else { return false }
@@ -163,7 +163,7 @@ final class PostgresSaveBatcher: Sendable {
         }
     }
 
-    private func send(_ batch: [(key: PostgresKey, body: [UInt8])]) async throws {
+    private func send(_ batch: [(key: PostgresKey, row: PostgresEncodedRow)]) async throws {
         try await runner.upsert(batch, into: table)
     }
 }

@@ -22,9 +22,11 @@ extension PostgresStatementRunner {
     /// Inserts or replaces `rows` (distinct keys, each with its body) in `table`, in one
     /// statement: the one-row upsert for one row, the multi-row one in the rows' order for
     /// more; then announces the IDs it changed.
-    func upsert(_ rows: [(key: PostgresKey, body: [UInt8])], into table: PostgresTable) async throws {
+    func upsert(_ rows: [(key: PostgresKey, row: PostgresEncodedRow)], into table: PostgresTable)
+        async throws
+    {
         guard !rows.isEmpty else { return }
-        let (statement, parameters) = table.upsertStatement(for: rows)
+        let (statement, parameters) = try table.upsertStatement(for: rows)
         let changed = try await perform { connection in
             table.changedKeys(in: try connection.execute(statement, parameters))
         }
@@ -62,12 +64,12 @@ struct PostgresPoolRunner: PostgresStatementRunner {
     ///
     /// - Throws: `RepositoryError` `closed` once the pool is closed.
     func upsert(
-        _ rows: [(key: PostgresKey, body: [UInt8])], into table: PostgresTable,
+        _ rows: [(key: PostgresKey, row: PostgresEncodedRow)], into table: PostgresTable,
         on connection: PostgresConnection
     ) throws {
         guard !rows.isEmpty else { return }
         guard !pool.isClosed else { throw RepositoryError.closed(location: location) }
-        let (statement, parameters) = table.upsertStatement(for: rows)
+        let (statement, parameters) = try table.upsertStatement(for: rows)
         let changed = try PostgresPool.perform(on: connection, location: location) { connection in
             table.changedKeys(in: try connection.execute(statement, parameters))
         }

@@ -58,38 +58,42 @@ extension PostgresTable {
         "prior AS (SELECT EXISTS (SELECT 1 FROM \(quotedName) WHERE id = $1) AS yes)"
     }
 
-    /// `$1` id, `$2` key, `$3` fingerprint, `$4` body: a save under a key.
+    /// `$1` id, `$2` key, `$3` fingerprint, `$4` body, `$5`… the fields: a save under a key.
     var keyedSave: PostgresStatement {
         statement(
             "keyed_save",
             """
             WITH \(fresh), \(prior),
-            w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
-                SELECT $1, \(storage.value(of: "$4")), 1, \(schemaVersion) WHERE (SELECT yes FROM fresh)
+            w AS (INSERT INTO \(quotedName) (id, body, version, schema_version\(fieldInsertColumns))
+                SELECT $1, \(storage.value(of: "$4")), 1, \(schemaVersion)\(fieldInsertValues(fieldPlaceholders(from: 5)))
+                WHERE (SELECT yes FROM fresh)
                 ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = \(quotedName).version + 1,
-                    schema_version = \(schemaVersionOnReplace(quotedName)) RETURNING id),
+                    schema_version = \(schemaVersionOnReplace(quotedName))\(fieldAssignmentsFromExcluded)
+                RETURNING id),
             \(logChanges(deleted: false)),
             \(keyedTail(outcome: "CASE WHEN (SELECT yes FROM prior) THEN 'replaced' ELSE 'created' END", body: "$4"))
             """,
-            [keyOID, PostgresParameter.text, PostgresParameter.text, PostgresParameter.bytea])
+            [keyOID, PostgresParameter.text, PostgresParameter.text, PostgresParameter.bytea] + fieldTypes)
     }
 
-    /// `$1` id, `$2` key, `$3` fingerprint, `$4` body: a create under a key, refused when the
+    /// `$1` id, `$2` key, `$3` fingerprint, `$4` body, `$5`… the fields: a create under a key,
+    /// refused when the
     /// ID is held (when another transaction's insert of it commits first, too).
     var keyedCreate: PostgresStatement {
         statement(
             "keyed_create",
             """
             WITH \(fresh),
-            w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
-                SELECT $1, \(storage.value(of: "$4")), 1, \(schemaVersion) WHERE (SELECT yes FROM fresh)
+            w AS (INSERT INTO \(quotedName) (id, body, version, schema_version\(fieldInsertColumns))
+                SELECT $1, \(storage.value(of: "$4")), 1, \(schemaVersion)\(fieldInsertValues(fieldPlaceholders(from: 5)))
+                WHERE (SELECT yes FROM fresh)
                 ON CONFLICT (id) DO NOTHING RETURNING id),
             \(logChanges(deleted: false)),
             \(keyedTail(
                 outcome: "CASE WHEN EXISTS (SELECT 1 FROM w) THEN 'created' ELSE 'alreadyExists' END",
                 body: "CASE WHEN EXISTS (SELECT 1 FROM w) THEN $4 END"))
             """,
-            [keyOID, PostgresParameter.text, PostgresParameter.text, PostgresParameter.bytea])
+            [keyOID, PostgresParameter.text, PostgresParameter.text, PostgresParameter.bytea] + fieldTypes)
     }
 
     /// `$1` id, `$2` key, `$3` fingerprint: a delete under a key.

@@ -28,19 +28,22 @@ extension PostgresTable {
             [])
     }
 
-    /// Replaces the bodies of the rows `$1` with `$2`, upgraded, stamps them with this
+    /// Replaces the bodies of the rows `$1` with `$2`, upgraded (and their fields with `$3`…),
+    /// stamps them with this
     /// version, counts each as a write, and logs them for the feed.
     var upgradeBodies: PostgresStatement {
         statement(
             "upgrade_bodies_v\(schemaVersion)",
             """
             WITH w AS (UPDATE \(quotedName) t SET body = \(storage.value(of: "u.b")), version = t.version + 1,
-                    schema_version = \(schemaVersion)
-                FROM unnest($1::\(keyArrayType), $2::bytea[]) AS u(k, b) WHERE t.id = u.k RETURNING t.id),
+                    schema_version = \(schemaVersion)\(fieldAssignments(fieldUnnestColumns("u."), row: "t"))
+                FROM unnest($1::\(keyArrayType), $2::bytea[]\(fieldUnnestArguments(from: 3)))
+                    AS u(k, b\(fieldUnnestAliases))
+                WHERE t.id = u.k RETURNING t.id),
             \(logChanges(deleted: false))
             SELECT count(*) FROM w
             """,
-            [keyArrayOID, PostgresParameter.byteaArray])
+            [keyArrayOID, PostgresParameter.byteaArray] + fieldArrayTypes)
     }
 
     /// Records this version as the newest that opened the table, and commits.

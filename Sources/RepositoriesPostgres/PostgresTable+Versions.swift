@@ -17,30 +17,31 @@ extension PostgresTable {
             [keyOID])
     }
 
-    /// Replaces the body when the row's version is `$3`. Parameters: the key, the body, the version.
+    /// Replaces the body when the row's version is `$3`. Parameters: the key, the body, the
+    /// version, the fields.
     var replaceIfVersion: PostgresStatement {
         statement(
             "replace_if_version",
             """
             WITH w AS (UPDATE \(quotedName) SET body = \(storage.value(of: "$2")), version = version + 1,
-                    schema_version = \(schemaVersionOnReplace(quotedName))
+                    schema_version = \(schemaVersionOnReplace(quotedName))\(fieldAssignments(fieldPlaceholders(from: 4), row: quotedName))
                 WHERE id = $1 AND version = $3 RETURNING id),
             \(logChanges(deleted: false)) \(changedIDs)
             """,
-            [keyOID, PostgresParameter.bytea, PostgresParameter.int8])
+            [keyOID, PostgresParameter.bytea, PostgresParameter.int8] + fieldTypes)
     }
 
-    /// Inserts the row when no row has its ID. Parameters: the key, the body.
+    /// Inserts the row when no row has its ID. Parameters: the key, the body, the fields.
     var insertIfAbsent: PostgresStatement {
         statement(
             "insert_if_absent",
             """
-            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
-                VALUES ($1, \(storage.value(of: "$2")), 1, \(schemaVersion))
+            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version\(fieldInsertColumns))
+                VALUES ($1, \(storage.value(of: "$2")), 1, \(schemaVersion)\(fieldInsertValues(fieldPlaceholders(from: 3))))
                 ON CONFLICT (id) DO NOTHING RETURNING id),
             \(logChanges(deleted: false)) \(changedIDs)
             """,
-            [keyOID, PostgresParameter.bytea])
+            [keyOID, PostgresParameter.bytea] + fieldTypes)
     }
 
     /// Deletes the row when its version is `$2`. Parameters: the key, the version.

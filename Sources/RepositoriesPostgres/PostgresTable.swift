@@ -30,6 +30,12 @@ struct PostgresTable: Sendable {
     /// The entity version this repository writes, stamped on every row it writes; a write
     /// over a row a newer version wrote fails instead (``schemaVersionOnReplace``).
     var schemaVersion = 1
+    /// The columns of the fields the entity declares (``PostgresFieldColumn``), which every
+    /// write statement fills from the row's body (see `PostgresTable+FieldSQL.swift`).
+    var fields: [PostgresFieldColumn] = []
+    /// Whether queries on the fields run in SQL: the server keeps text in UTF-8, whose bytes
+    /// `COLLATE "C"` compares in code-point order (``PostgresFieldSetup``).
+    var queriesRunInSQL = true
 
     /// The notification payload meaning "anything may have changed".
     static let everything = "*"
@@ -184,7 +190,7 @@ struct PostgresTable: Sendable {
     private var upsertTail: String {
         """
         ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = \(quotedName).version + 1,
-            schema_version = \(schemaVersionOnReplace(quotedName)) RETURNING id
+            schema_version = \(schemaVersionOnReplace(quotedName))\(fieldAssignmentsFromExcluded) RETURNING id
         """
     }
 
@@ -219,24 +225,29 @@ struct PostgresTable: Sendable {
         statement(
             "upsert",
             """
-            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
-                VALUES ($1, \(storage.value(of: "$2")), 1, \(schemaVersion)) \(upsertTail)),
+            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version\(fieldInsertColumns))
+                VALUES ($1, \(storage.value(of: "$2")), 1, \(schemaVersion)\(fieldInsertValues(fieldPlaceholders(from: 3))))
+                \(upsertTail)),
             \(logChanges(deleted: false)) \(changedIDs)
             """,
-            [keyOID, PostgresParameter.bytea])
+            [keyOID, PostgresParameter.bytea] + fieldTypes)
     }
 
     /// The statement that inserts or replaces `rows` (distinct keys, each with its body), and
     /// its parameters: ``upsert`` for one row, ``upsertMany`` in the rows' order for more.
-    func upsertStatement(for rows: [(key: PostgresKey, body: [UInt8])]) -> (
+    func upsertStatement(for rows: [(key: PostgresKey, row: PostgresEncodedRow)]) throws -> (
         PostgresStatement, [PostgresParameter]
     ) {
         if rows.count == 1 {
-            return (upsert, [PostgresParameter(rows[0].key), PostgresParameter(bytes: rows[0].body)])
+            return (
+                upsert,
+                [PostgresParameter(rows[0].key), PostgresParameter(bytes: rows[0].row.body)]
+                    + (try fieldParameters(rows[0].row.fields))
+            )
         }
         let keys = PostgresParameter(keys: rows.map(\.key), integer: integerKeys)
-        let bodies = PostgresParameter(array: rows.map(\.body), elementType: PostgresParameter.bytea)
-        return (upsertMany, [keys, bodies])
+        let bodies = PostgresParameter(array: rows.map(\.row.body), elementType: PostgresParameter.bytea)
+        return (upsertMany, [keys, bodies] + (try fieldArrayParameters(rows.map(\.row.fields))))
     }
 
     /// Inserts the rows in the arrays' order, so new IDs get `seq`s in that order.
@@ -244,13 +255,14 @@ struct PostgresTable: Sendable {
         statement(
             "upsert_many",
             """
-            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version)
-                SELECT k, \(storage.value(of: "b")), 1, \(schemaVersion)
-                FROM unnest($1::\(keyArrayType), $2::bytea[]) WITH ORDINALITY AS u(k, b, n) ORDER BY n
+            WITH w AS (INSERT INTO \(quotedName) (id, body, version, schema_version\(fieldInsertColumns))
+                SELECT k, \(storage.value(of: "b")), 1, \(schemaVersion)\(fieldInsertValues(fieldUnnestColumns()))
+                FROM unnest($1::\(keyArrayType), $2::bytea[]\(fieldUnnestArguments(from: 3)))
+                    WITH ORDINALITY AS u(k, b\(fieldUnnestAliases), n) ORDER BY n
                 \(upsertTail)),
             \(logChanges(deleted: false)) \(changedIDs)
             """,
-            [keyArrayOID, PostgresParameter.byteaArray])
+            [keyArrayOID, PostgresParameter.byteaArray] + fieldArrayTypes)
     }
 
     var delete: PostgresStatement {

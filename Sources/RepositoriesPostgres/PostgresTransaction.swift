@@ -61,10 +61,14 @@ where Entity.ID: Codable & Sendable {
     public func fetchAll() async throws -> [Entity] { try await repository.fetchAll(on: self) }
     /// The entities stored under `ids`, in the order of `ids`, skipping absent and repeated IDs.
     public func fetch(ids: [ID]) async throws -> [Entity] { try await repository.fetch(ids: ids, on: self) }
-    /// The entities `query` selects, filtered, sorted and paged in memory.
+    /// The entities `query` selects, run in PostgreSQL as far as it can
+    /// (``PostgresRepository/fetch(_:)``), inside the transaction.
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
-        try query.validate()
-        return try query.apply(to: await fetchAll())
+        try await repository.fetch(query, on: self)
+    }
+    /// How many entities `query` would return (``PostgresRepository/count(_:)``).
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try await repository.count(query, on: self)
     }
     /// How many entities are stored.
     public func count() async throws -> Int { try await repository.count(on: self) }

@@ -107,7 +107,12 @@ import Testing
         let columns = try await server.psql(
             "SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = '\(store.tableName)'"
         )
-        #expect(columns == "seq bigint, id bigint, body jsonb, version bigint, schema_version integer")
+        // The entity's declared fields follow the repository's own columns, typed.
+        #expect(
+            columns
+                == "seq bigint, id bigint, body jsonb, version bigint, schema_version integer, title text, "
+                + "revision bigint, rank bigint, updated_at timestamp with time zone, note text, "
+                + "score double precision, fields_version bigint")
         try await store.save(.makeWithoutNUL(index: 5, revision: 0))
         try await store.save(.makeWithoutNUL(index: 5, revision: 1))
         #expect(try await server.psql("SELECT version FROM \"\(store.tableName)\" WHERE id = 5") == "2")

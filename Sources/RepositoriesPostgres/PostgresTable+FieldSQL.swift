@@ -1,0 +1,80 @@
+import Repositories
+
+/// The pieces of SQL by which every write statement keeps the field columns
+/// (``PostgresFieldColumn``) in step with the body it writes, in the same statement. Each is
+/// empty when the entity declares no fields, so the table and its statements stay as they
+/// were.
+///
+/// Beside the fields, `fields_version` records the row's `version` its columns were written
+/// for. Every statement here sets it to the version it writes; a writer that does not know the
+/// columns (an earlier release, or a program of your own) leaves it behind, and a query finds
+/// such rows and fills their columns before it runs (``PostgresRepository/refillStaleRows``).
+extension PostgresTable {
+    /// `, "a", "b", fields_version`: the columns an insert names after `schema_version`.
+    var fieldInsertColumns: String {
+        guard !fields.isEmpty else { return "" }
+        return fields.map { ", " + $0.quotedName }.joined() + ", fields_version"
+    }
+
+    /// `, v0, v1, 1`: the values of ``fieldInsertColumns`` for a new row, the fields' from
+    /// `values` (SQL expressions, in the fields' order).
+    func fieldInsertValues(_ values: [String]) -> String {
+        guard !fields.isEmpty else { return "" }
+        return values.map { ", " + $0 }.joined() + ", 1"
+    }
+
+    /// The placeholders of the fields' parameters, numbered from `first`.
+    func fieldPlaceholders(from first: Int) -> [String] {
+        fields.indices.map { "$\(first + $0)" }
+    }
+
+    /// `, "a" = v0, fields_version = ROW.version + 1`: the assignments of a write that
+    /// replaces the row `row` (whose `version` it raises by one), the fields' values from
+    /// `values`.
+    func fieldAssignments(_ values: [String], row: String) -> String {
+        guard !fields.isEmpty else { return "" }
+        return zip(fields, values).map { ", \($0.quotedName) = \($1)" }.joined()
+            + ", fields_version = \(row).version + 1"
+    }
+
+    /// ``fieldAssignments(_:row:)`` from the proposed row of an `ON CONFLICT DO UPDATE`.
+    var fieldAssignmentsFromExcluded: String {
+        fieldAssignments(fields.map { "excluded." + $0.quotedName }, row: quotedName)
+    }
+
+    /// `, $3::double precision[], $4::text[]`: the fields' arrays as more arguments of
+    /// `unnest`, numbered from `first`.
+    func fieldUnnestArguments(from first: Int) -> String {
+        fields.enumerated().map { ", $\(first + $0)::\($1.arrayType)" }.joined()
+    }
+
+    /// `, f0, f1`: the names of ``fieldUnnestArguments(from:)``'s columns in `unnest`'s alias.
+    var fieldUnnestAliases: String {
+        fields.indices.map { ", f\($0)" }.joined()
+    }
+
+    /// `f0`, `f1`… with `prefix` (a table alias and a dot, or nothing).
+    func fieldUnnestColumns(_ prefix: String = "") -> [String] {
+        fields.indices.map { "\(prefix)f\($0)" }
+    }
+
+    /// The OIDs of the fields' parameters, in order.
+    var fieldTypes: [UInt32] { fields.map(\.typeOID) }
+
+    /// The OIDs of the fields' arrays, in order.
+    var fieldArrayTypes: [UInt32] { fields.map(\.arrayOID) }
+
+    /// One row's field values as parameters, in the fields' order.
+    func fieldParameters(_ values: [FieldValue]) throws -> [PostgresParameter] {
+        try zip(fields, values).map { try $0.parameter($1) }
+    }
+
+    /// Many rows' field values as one array parameter per field, in the rows' order.
+    func fieldArrayParameters(_ rows: [[FieldValue]]) throws -> [PostgresParameter] {
+        try fields.enumerated().map { index, field in
+            PostgresParameter(
+                array: try rows.map { try PostgresFieldColumn.binary($0[index], field: field.name) },
+                elementType: field.typeOID)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Repositories
+
+/// The statements that add, fill and drop the field columns (``PostgresFieldColumn``) when
+/// the fields an entity declares change, and that fill the columns of rows a writer that
+/// does not know them left behind.
+extension PostgresTable {
+    /// The table's columns: name, type as `format_type` writes it, and comment. Parameter:
+    /// the quoted name.
+    static let describeColumnsSQL = """
+        SELECT a.attname::text, format_type(a.atttypid, a.atttypmod),
+               coalesce(col_description(a.attrelid, a.attnum), '')
+        FROM pg_attribute a
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum
+        """
+
+    /// The index that finds rows whose field columns are behind their body.
+    var staleIndexName: String { "\(name)~stale" }
+
+    /// `ALTER TABLE … ADD COLUMN` for `field`, and the comment that marks it as the field's.
+    func addColumn(_ field: PostgresFieldColumn) -> String {
+        """
+        ALTER TABLE \(quotedName) ADD COLUMN \(field.quotedName) \(field.sqlType);
+        COMMENT ON COLUMN \(quotedName).\(field.quotedName) IS \(literal(field.comment));
+        """
+    }
+
+    /// `CREATE INDEX` on `field`'s column, `NULL` first as the queries sort it, so one index
+    /// serves both directions.
+    func createIndex(on field: PostgresFieldColumn) -> String {
+        let index = SQLDialect.quoted(field.indexName(in: name))
+        return "CREATE INDEX \(index) ON \(quotedName) (\(field.quotedName) NULLS FIRST);"
+    }
+
+    /// `CREATE INDEX` on the rows whose columns are behind their body: empty, so cheap to
+    /// ask, unless a writer that does not know the columns wrote.
+    var createStaleIndex: String {
+        """
+        CREATE INDEX \(SQLDialect.quoted(staleIndexName)) ON \(quotedName) (id)
+            WHERE fields_version <> version;
+        """
+    }
+
+    /// Up to 1,000 rows whose field columns are behind their body, in key order, after the
+    /// key `$1` when `after`: their IDs, bodies, versions of the entity and row versions.
+    func staleRows(after: Bool) -> PostgresStatement {
+        statement(
+            after ? "stale_rows_after" : "stale_rows",
+            """
+            SELECT id, \(bodyColumns), version FROM \(quotedName)
+            WHERE fields_version <> version\(after ? " AND id > $1" : "") ORDER BY id LIMIT 1000
+            """,
+            after ? [keyOID] : [])
+    }
+
+    /// Writes the field columns of the rows `$1` whose version is still `$2`, from `$3`…,
+    /// and marks them current. Not logged: no entity changed.
+    var fillFields: PostgresStatement {
+        statement(
+            "fill_fields",
+            """
+            UPDATE \(quotedName) t SET \(zip(fields, fieldUnnestColumns("u.")).map { "\($0.quotedName) = \($1)" }
+                .joined(separator: ", ")), fields_version = u.v
+            FROM unnest($1::\(keyArrayType), $2::bigint[]\(fieldUnnestArguments(from: 3))) AS u(k, v\(fieldUnnestAliases))
+            WHERE t.id = u.k AND t.version = u.v
+            """,
+            [keyArrayOID, PostgresParameter.int8Array] + fieldArrayTypes)
+    }
+}
