@@ -75,7 +75,8 @@ where Entity.ID: Codable & Sendable {
         } catch {
             throw RepositoryError(
                 .encodingFailed,
-                reason: "\(Entity.self)'s JSON does not decode with the repository's decoder, so its fields cannot be read from it",
+                reason:
+                    "\(Entity.self)'s JSON does not decode with the repository's decoder, so its fields cannot be read from it",
                 recovery: "Make the encoder and the decoder of PostgresOptions agree; nothing was written",
                 id: String(describing: entity.id), location: location, underlying: error)
         }
@@ -92,7 +93,8 @@ where Entity.ID: Codable & Sendable {
             if case .text(let text) = value, text.utf8.contains(0) {
                 throw RepositoryError(
                     .encodingFailed,
-                    reason: "\(Entity.self)'s field \(field.name) holds U+0000, which a PostgreSQL text column cannot keep",
+                    reason:
+                        "\(Entity.self)'s field \(field.name) holds U+0000, which a PostgreSQL text column cannot keep",
                     recovery: "Remove U+0000 from the string before saving; nothing was written",
                     id: String(describing: id), location: location)
             }

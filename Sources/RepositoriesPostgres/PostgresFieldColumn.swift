@@ -90,7 +90,9 @@ struct PostgresFieldColumn: Sendable, Equatable {
     static let commentPrefix = "swift-repositories field: "
 
     /// The names the table uses for itself.
-    static let reservedNames: Set<String> = ["seq", "id", "body", "version", "schema_version", "fields_version"]
+    static let reservedNames: Set<String> = [
+        "seq", "id", "body", "version", "schema_version", "fields_version",
+    ]
 
     /// The columns for the fields `Entity` declares, in declaration order; none when it
     /// declares none.
@@ -139,7 +141,11 @@ struct PostgresFieldColumn: Sendable, Equatable {
         case .null: return nil
         case .bool(let value): return [value ? 1 : 0]
         case .integer(let value): return PostgresParameter.bigEndian(value)
-        case .double(let value): return PostgresParameter.bigEndian(value.bitPattern)
+        case .double(let value):
+            // One spelling each for zero and NaN, which compare equal however they are
+            // spelled: `jsonb` keeps -0 as 0, so a body read back never says -0.
+            let canonical = value == 0 ? 0 : value.isNaN ? Double.nan : value
+            return PostgresParameter.bigEndian(canonical.bitPattern)
         case .text(let value): return Array(value.utf8)
         case .date(let date):
             guard let microseconds = microseconds(since2000: date) else {

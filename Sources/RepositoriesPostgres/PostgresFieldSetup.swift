@@ -73,14 +73,17 @@ where Entity.ID: Codable & Sendable {
             )
             return try self.plan(on: connection)
         }
-        var script = plan.drops.map { "ALTER TABLE \(table.quotedName) DROP COLUMN \(SQLDialect.quoted($0));" }
+        var script = plan.drops.map {
+            "ALTER TABLE \(table.quotedName) DROP COLUMN \(SQLDialect.quoted($0));"
+        }
         if plan.dropVersion || plan.resetVersion {
             script.append("ALTER TABLE \(table.quotedName) DROP COLUMN IF EXISTS fields_version;")
         }
         script += plan.adds.map(table.addColumn)
         if plan.resetVersion {
             // A constant default: PostgreSQL adds the column without rewriting the table.
-            script.append("ALTER TABLE \(table.quotedName) ADD COLUMN fields_version bigint NOT NULL DEFAULT 0;")
+            script.append(
+                "ALTER TABLE \(table.quotedName) ADD COLUMN fields_version bigint NOT NULL DEFAULT 0;")
         }
         let ddl = script.joined(separator: "\n")
         if !ddl.isEmpty { try await connection.run { try $0.execute(script: ddl) } }
@@ -90,7 +93,8 @@ where Entity.ID: Codable & Sendable {
             while true {
                 try Task.checkCancellation()
                 let from = after
-                guard let last = try await connection.run({ try filler.fillBatch(on: $0, after: from) }) else {
+                guard let last = try await connection.run({ try filler.fillBatch(on: $0, after: from) })
+                else {
                     break
                 }
                 after = last
@@ -113,7 +117,8 @@ where Entity.ID: Codable & Sendable {
             types[name] = result.text(row, 1) ?? ""
             let comment = result.text(row, 2) ?? ""
             if comment.hasPrefix(PostgresFieldColumn.commentPrefix) {
-                let type = FieldType(rawValue: String(comment.dropFirst(PostgresFieldColumn.commentPrefix.count)))
+                let type = FieldType(
+                    rawValue: String(comment.dropFirst(PostgresFieldColumn.commentPrefix.count)))
                 // A column whose comment names no type is the repository's, and made again.
                 recorded[name] = type ?? .bool
                 if type == nil { types[name] = "" }
@@ -143,7 +148,8 @@ where Entity.ID: Codable & Sendable {
         }
         plan.resetVersion = !plan.adds.isEmpty || !hasVersion
         let missingIndex = { (name: String) in
-            try connection.query("SELECT to_regclass($1) IS NULL", [SQLDialect.quoted(name)]).text(0, 0) == "t"
+            try connection.query("SELECT to_regclass($1) IS NULL", [SQLDialect.quoted(name)]).text(0, 0)
+                == "t"
         }
         let adds = plan.adds
         plan.indexes = try declared.filter { field in

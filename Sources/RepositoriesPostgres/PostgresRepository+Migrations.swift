@@ -63,7 +63,8 @@ extension PostgresRepository {
                 upgradedRows.append(try encode(try decode(stored, key: key)).1)
             }
             let keys = PostgresParameter(keys: rows.map(\.0), integer: table.integerKeys)
-            let values = PostgresParameter(array: upgradedRows.map(\.body), elementType: PostgresParameter.bytea)
+            let values = PostgresParameter(
+                array: upgradedRows.map(\.body), elementType: PostgresParameter.bytea)
             let fields = try table.fieldArrayParameters(upgradedRows.map(\.fields))
             try await connection.run { connection in
                 _ = try connection.execute(table.upgradeBodies, [keys, values] + fields)

@@ -57,7 +57,8 @@ extension PostgresRepository: VersionTaggingRepository {
         let (key, row) = try encode(entity)
         let wrote = try await writeConditionally(
             table.insertIfAbsent,
-            [PostgresParameter(key), PostgresParameter(bytes: row.body)] + (try table.fieldParameters(row.fields)),
+            [PostgresParameter(key), PostgresParameter(bytes: row.body)]
+                + (try table.fieldParameters(row.fields)),
             key: key, stillPossible: { $0 == nil })
         guard wrote else { throw Self.moved(entity.id, "exists already") }
     }

@@ -405,28 +405,6 @@ import Testing
     }
 }
 
-/// Every page of a feed from a cursor until `hasMore` is `false`.
-struct FeedRead<Entity: Sendable, ID: Hashable & Sendable> {
-    var pages: [ChangePage<Entity, ID>] = []
-    var next: SyncCursor?
-
-    var saved: [Entity] { pages.flatMap(\.saved) }
-    var deleted: [ID] { pages.flatMap(\.deleted) }
-    var isEmpty: Bool { saved.isEmpty && deleted.isEmpty }
-
-    static func all<Store: ChangeFeedRepository<Entity, ID>>(
-        of store: Store, from cursor: SyncCursor? = nil, limit: Int = 100
-    ) async throws -> FeedRead {
-        var read = FeedRead(next: cursor)
-        repeat {
-            let page = try await store.changes(since: read.next, limit: limit)
-            read.pages.append(page)
-            read.next = page.next
-        } while read.pages.last?.hasMore == true
-        return read
-    }
-}
-
 /// A flag one task raises and another reads.
 final class Flag: Sendable {
     private let raised = Mutex(false)
