@@ -81,7 +81,8 @@ extension BenchmarkRun {
         await store.close()
         await listening.close()
         let notifications = await heard.value
-        return [
+        let queries = try await postgresQueryFigure(server)
+        return queries + [
             .cost(
                 8, "PostgresRepository save, 1 writer", measured: single, baseline: rawSingle,
                 baselineName: "raw libpq upsert, no log, no notification", target: 1.3,
@@ -97,6 +98,106 @@ extension BenchmarkRun {
                 baseline: single, baselineName: "the repository's own 1 writer", target: 1.5,
                 note: "rate, higher is better: notifications no longer serialise the commits"),
         ]
+    }
+}
+
+extension BenchmarkRun {
+    /// Figure 15, PostgreSQL: the list screen's "20 highest prices below a threshold" over
+    /// 100,000 rows, as a field query against the same query hand-written as a prepared
+    /// statement through raw libpq on the same index, both decoding the 20 bodies. The
+    /// repository also asks for rows an unaware writer left behind (an index scan of an
+    /// empty index) and checks each row's columns against its body.
+    func postgresQueryFigure(_ server: PostgresTestServer) async throws -> [Figure] {
+        let size = quick ? 10_000 : 100_000
+        let store = try await PostgresRepository<PricedItem>(
+            connectionString: server.connectionString,
+            options: PostgresOptions(tableName: "priced", poolSize: 1))
+        for start in stride(from: 0, to: size, by: 5_000) {
+            try await store.save(
+                contentsOf: (start..<min(start + 5_000, size)).map { PricedItem.make($0, size: size) })
+        }
+        try await store.analyze()
+        let raw = try RawPostgresQuery(conninfo: server.connectionString, table: "priced")
+        let queries = quick ? 200 : 2_000
+        let highest = Double(size / 2) / 4
+        let thresholds = (0..<queries).map { highest * Double(($0 &* 37) % 100 + 1) / 101 }
+        for threshold in thresholds.prefix(3) {
+            let ours = try await store.fetch(Self.highestBelow(threshold)).map(\.id)
+            guard try ours == raw.highestBelow(threshold).map(\.id) else {
+                throw BenchmarkFailure(
+                    description: "PostgreSQL: the field query and raw libpq disagree at \(threshold)")
+            }
+        }
+        var checksum = 0
+        let (measured, baseline) = try await Measurement.interleaved(
+            repetitions: repetitions,
+            {
+                for threshold in thresholds {
+                    checksum &+= try await store.fetch(Self.highestBelow(threshold)).count
+                }
+                return thresholds.count
+            },
+            {
+                for threshold in thresholds { checksum &+= try raw.highestBelow(threshold).count }
+                return thresholds.count
+            })
+        blackHole(checksum)
+        await store.close()
+        return [
+            .cost(
+                15, "PostgresRepository: 20 highest prices below a threshold, \(Self.label(size)) rows",
+                measured: measured, baseline: baseline,
+                baselineName: "raw libpq prepared statement on the same index, decoding the same JSON",
+                target: 2, note: "one connection each")
+        ]
+    }
+}
+
+/// The query baseline: one libpq connection running "the 20 highest prices below a
+/// threshold" as a hand-written prepared statement on the `price` column's index, and
+/// decoding the bodies, blocking the calling thread.
+final class RawPostgresQuery: @unchecked Sendable {
+    // @unchecked: used by one thread at a time.
+    private let connection: OpaquePointer
+    private let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = InternetDate.decodingStrategy
+        return decoder
+    }()
+
+    init(conninfo: String, table: String) throws {
+        guard let connection = PQconnectdb(conninfo), PQstatus(connection) == CONNECTION_OK else {
+            throw BenchmarkFailure(description: "raw libpq could not connect to \(conninfo)")
+        }
+        self.connection = connection
+        let sql = """
+            SELECT body::text FROM "\(table)" WHERE price < $1 ORDER BY price DESC NULLS LAST, seq LIMIT 20
+            """
+        let types: [UInt32] = [701]  // double precision
+        let prepared = PQprepare(connection, "highest", sql, 1, types)
+        defer { PQclear(prepared) }
+        guard PQresultStatus(prepared) == PGRES_COMMAND_OK else {
+            throw BenchmarkFailure(description: "raw libpq: \(String(cString: PQerrorMessage(connection)))")
+        }
+    }
+
+    deinit { PQfinish(connection) }
+
+    func highestBelow(_ threshold: Double) throws -> [PricedItem] {
+        let value = withUnsafeBytes(of: threshold.bitPattern.bigEndian) { Array($0) }
+        let result = value.withUnsafeBytes { bytes in
+            let values: [UnsafePointer<CChar>?] = [bytes.baseAddress?.assumingMemoryBound(to: CChar.self)]
+            return PQexecPrepared(connection, "highest", 1, values, [8], [1], 0)
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+            throw BenchmarkFailure(description: "raw libpq: \(String(cString: PQerrorMessage(connection)))")
+        }
+        return try (0..<PQntuples(result)).map { row in
+            let length = Int(PQgetlength(result, row, 0))
+            let data = Data(bytes: PQgetvalue(result, row, 0), count: length)
+            return try decoder.decode(PricedItem.self, from: data)
+        }
     }
 }
 

@@ -89,9 +89,11 @@ struct PostgresFieldColumn: Sendable, Equatable {
     /// What every field column's comment starts with.
     static let commentPrefix = "swift-repositories field: "
 
-    /// The names the table uses for itself.
+    /// The names the table uses for itself, and PostgreSQL's system columns.
     static let reservedNames: Set<String> = [
-        "seq", "id", "body", "version", "schema_version", "fields_version",
+        "seq", "id", "body", "version", "schema_version", "fields_version", "fields_declaration",
+        "fields_behind",
+        "xmin", "xmax", "cmin", "cmax", "ctid", "tableoid",
     ]
 
     /// The columns for the fields `Entity` declares, in declaration order; none when it
@@ -106,7 +108,7 @@ struct PostgresFieldColumn: Sendable, Equatable {
             throw RepositoryError.rejected(
                 "\(type).queryableFields declares a field named \"\(clash.name)\", a column PostgresRepository keeps for itself",
                 recovery:
-                    "Give the field another name: seq, id, body, version, schema_version and fields_version are the table's own columns"
+                    "Give the field another name: seq, id, body, version, schema_version, fields_version, fields_declaration and fields_behind are the table's own columns, and xmin, xmax, cmin, cmax, ctid and tableoid PostgreSQL's"
             )
         }
         return fields.map { PostgresFieldColumn(name: $0.name, type: $0.type) }
@@ -158,10 +160,13 @@ struct PostgresFieldColumn: Sendable, Equatable {
     }
 
     /// `date` as a `timestamptz` keeps it: whole microseconds since 2000-01-01 00:00:00 UTC,
-    /// rounded to the nearest; `nil` when PostgreSQL cannot hold it.
+    /// rounded to the nearest; `nil` when PostgreSQL cannot hold it (before 4713 BC, or from
+    /// 294277 AD: its `MIN_TIMESTAMP` and `END_TIMESTAMP`).
     static func microseconds(since2000 date: Date) -> Int64? {
-        let seconds = date.timeIntervalSinceReferenceDate + 31_622_400
-        guard seconds.isFinite, abs(seconds) < 9_000_000_000_000 else { return nil }
-        return Int64((seconds * 1_000_000).rounded())
+        let microseconds = ((date.timeIntervalSinceReferenceDate + 31_622_400) * 1_000_000).rounded()
+        guard microseconds >= -211_813_488_000_000_000, microseconds < 9_223_371_331_200_000_000 else {
+            return nil
+        }
+        return Int64(microseconds)
     }
 }

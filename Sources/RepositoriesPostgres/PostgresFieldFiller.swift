@@ -1,13 +1,14 @@
 import Repositories
 
-/// Fills the field columns of rows whose columns are behind their body (`fields_version`
-/// is not `version`): every row, once, when opening adds a column; afterwards only the rows
-/// a writer that does not know the columns wrote (an earlier release, or SQL of your own).
+/// Fills the field columns of rows whose columns are behind their body
+/// (``PostgresTable/staleCondition``): every row, once, when opening adds a column;
+/// afterwards only the rows a writer that does not know the columns wrote (an earlier
+/// release, SQL of your own) or one that declares other fields.
 ///
 /// A row's values come from its body, decoded through the migrations as a read decodes it.
-/// Each row is written only while its version is still the one read, so a write that
-/// commits meanwhile is never overwritten; a row an unaware writer wrote again stays behind
-/// and is filled next time.
+/// Each row is written only while the transaction that wrote it (`xmin`) is still the one
+/// read, so a write that commits meanwhile, even a delete and a create, is never overwritten;
+/// such a row stays behind and is filled next time.
 struct PostgresFieldFiller<Entity: Codable & Identifiable & Sendable>: Sendable
 where Entity.ID: Codable & Sendable {
     let table: PostgresTable
@@ -22,16 +23,16 @@ where Entity.ID: Codable & Sendable {
             table.staleRows(after: after != nil), after.map { [PostgresParameter($0)] } ?? [])
         guard result.rowCount > 0 else { return nil }
         var keys: [PostgresKey] = []
-        var versions: [[UInt8]?] = []
+        var writers: [[UInt8]?] = []
         var values: [[FieldValue]] = []
         for row in 0..<result.rowCount {
             let key = table.key(in: result, row: row, column: 0)
             guard let key, let body = table.storedBody(in: result, row: row, column: 1),
-                let version = result.int64(row, 3)
+                let writer = result.int64(row, 3)
             else { continue }
             let entity = try coder.decode(body.bytes, writtenBy: body.schemaVersion, key: key)
             keys.append(key)
-            versions.append(PostgresParameter.bigEndian(version))
+            writers.append(PostgresParameter.bigEndian(writer))
             values.append(try coder.fieldValues(of: entity, id: entity.id))
         }
         let last = table.key(in: result, row: result.rowCount - 1, column: 0)
@@ -40,7 +41,7 @@ where Entity.ID: Codable & Sendable {
             table.fillFields,
             [
                 PostgresParameter(keys: keys, integer: table.integerKeys),
-                PostgresParameter(array: versions, elementType: PostgresParameter.int8),
+                PostgresParameter(array: writers, elementType: PostgresParameter.int8),
             ] + (try table.fieldArrayParameters(values)))
         return last
     }

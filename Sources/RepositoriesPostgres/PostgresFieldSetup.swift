@@ -2,8 +2,9 @@ import Repositories
 
 /// Brings a table's field columns (``PostgresFieldColumn``) in step with the fields the
 /// entity declares, when a repository opens: adds, fills and indexes the columns of new
-/// fields, drops those of fields no longer declared, and makes again those whose type
-/// changed.
+/// fields, and makes again those whose type changed. The column of a field no longer
+/// declared is left as it is (an instance of another release may still write it; drop it
+/// with SQL once none does): nothing reads it, and its values fall behind.
 ///
 /// A table already in step costs one catalog read and changes nothing, so a user who may only
 /// read and write the table opens it. Otherwise everything runs in one transaction under the
@@ -23,18 +24,15 @@ where Entity.ID: Codable & Sendable {
 
     /// What opening must change.
     struct Plan: Sendable {
+        /// Columns of declared fields whose type changed.
         var drops: [String] = []
         var adds: [PostgresFieldColumn] = []
-        /// Drop `fields_version`: the entity declares no field any more.
-        var dropVersion = false
-        /// (Re)add `fields_version` at 0, which marks every row as behind, to be filled.
-        var resetVersion = false
+        /// (Re)add `fields_version` and `fields_declaration` empty, which marks every row as
+        /// behind, to be filled, and drops the stale-row indexes of other declarations.
+        var resetStamps = false
         var indexes: [PostgresFieldColumn] = []
-        var staleIndex = false
 
-        var isEmpty: Bool {
-            drops.isEmpty && adds.isEmpty && !dropVersion && !resetVersion && indexes.isEmpty && !staleIndex
-        }
+        var isEmpty: Bool { drops.isEmpty && adds.isEmpty && !resetStamps && indexes.isEmpty }
     }
 
     /// Changes what must change; returns the table, with whether its queries run in SQL.
@@ -66,28 +64,40 @@ where Entity.ID: Codable & Sendable {
 
     private func migrate(on connection: PostgresConnection) async throws {
         let table = self.table
-        let plan = try await connection.run { connection in
+        let (plan, opened) = try await connection.run { connection in
             try connection.execute(
                 script:
                     "BEGIN; SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(table.literal(table.name))))"
             )
-            return try self.plan(on: connection)
+            let opened = try connection.query(script: table.openedVersion).text(0, 0).flatMap { Int($0) } ?? 1
+            return (try self.plan(on: connection), opened)
+        }
+        // A newer version of the entity opened the table: leave its columns alone.
+        if opened > table.schemaVersion {
+            throw RepositoryError.writtenByNewerVersion(
+                opened, knownVersion: table.schemaVersion, location: location)
         }
         var script = plan.drops.map {
             "ALTER TABLE \(table.quotedName) DROP COLUMN \(SQLDialect.quoted($0));"
         }
-        if plan.dropVersion || plan.resetVersion {
-            script.append("ALTER TABLE \(table.quotedName) DROP COLUMN IF EXISTS fields_version;")
+        if plan.resetStamps {
+            script.append(
+                "ALTER TABLE \(table.quotedName) DROP COLUMN IF EXISTS fields_behind, DROP COLUMN IF EXISTS fields_version, DROP COLUMN IF EXISTS fields_declaration;"
+            )
         }
         script += plan.adds.map(table.addColumn)
-        if plan.resetVersion {
-            // A constant default: PostgreSQL adds the column without rewriting the table.
+        if plan.resetStamps {
+            // No default: PostgreSQL adds the columns without rewriting the table.
             script.append(
-                "ALTER TABLE \(table.quotedName) ADD COLUMN fields_version bigint NOT NULL DEFAULT 0;")
+                """
+                ALTER TABLE \(table.quotedName) ADD COLUMN fields_version bigint, ADD COLUMN fields_declaration bigint,
+                    ADD COLUMN fields_behind boolean GENERATED ALWAYS AS (fields_version IS DISTINCT FROM version) STORED;
+                """
+            )
         }
         let ddl = script.joined(separator: "\n")
         if !ddl.isEmpty { try await connection.run { try $0.execute(script: ddl) } }
-        if plan.resetVersion {
+        if plan.resetStamps {
             let filler = PostgresFieldFiller(table: table, coder: coder)
             var after: PostgresKey?
             while true {
@@ -101,7 +111,7 @@ where Entity.ID: Codable & Sendable {
             }
         }
         var finish = plan.indexes.map(table.createIndex)
-        if plan.staleIndex { finish.append(table.createStaleIndex) }
+        if plan.resetStamps { finish.append(table.createStaleIndex) }
         finish.append("COMMIT;")
         let commit = finish.joined(separator: "\n")
         try await connection.run { try $0.execute(script: commit) }
@@ -135,29 +145,29 @@ where Entity.ID: Codable & Sendable {
                 location: location)
         }
         var plan = Plan()
+        // An entity that declares nothing leaves the columns to those that do.
+        guard !declared.isEmpty else { return plan }
         let current = { (field: PostgresFieldColumn) in
             recorded[field.name] == field.type && types[field.name] == field.catalogType
         }
-        plan.drops = recorded.keys.filter { name in !declared.contains { $0.name == name && current($0) } }
-            .sorted()
+        plan.drops = declared.filter { recorded[$0.name] != nil && !current($0) }.map(\.name)
         plan.adds = declared.filter { !current($0) }
-        let hasVersion = types["fields_version"] != nil
-        if declared.isEmpty {
-            plan.dropVersion = hasVersion
-            return plan
-        }
-        plan.resetVersion = !plan.adds.isEmpty || !hasVersion
         let missingIndex = { (name: String) in
             try connection.query("SELECT to_regclass($1) IS NULL", [SQLDialect.quoted(name)]).text(0, 0)
                 == "t"
         }
+        // This declaration's stale-row index is made when its stamps are: without it, the
+        // rows were last filled for another declaration, or never.
+        let unstamped =
+            types["fields_version"] == nil || types["fields_declaration"] == nil
+            || types["fields_behind"] == nil
+        let indexMissing = try missingIndex(table.staleIndexName)
+        plan.resetStamps = !plan.adds.isEmpty || unstamped || indexMissing
         let adds = plan.adds
         plan.indexes = try declared.filter { field in
             if adds.contains(field) { return true }
             return try missingIndex(field.indexName(in: table.name))
         }
-        if !plan.resetVersion { plan.staleIndex = try missingIndex(table.staleIndexName) }
-        plan.staleIndex = plan.staleIndex || plan.resetVersion
         return plan
     }
 }

@@ -12,10 +12,13 @@ import Repositories
 /// `nil`, which the indexes (`NULLS FIRST`) serve in both directions; ties fall back to
 /// `seq`, the insertion order every store keeps.
 struct PostgresQuery: Sendable {
-    /// `SELECT id, body, schema_version, FIELDS… FROM … WHERE … [ORDER BY … LIMIT … OFFSET …]`:
-    /// each row with its field columns, which reading checks against its body.
+    /// `SELECT behind, id, body, schema_version, FIELDS…, current FROM … WHERE … [ORDER BY …
+    /// LIMIT … OFFSET …]`: whether any row of the table is behind its body (every result row
+    /// says it, and a query with no match answers one row of `NULL`s saying it), then each
+    /// row with its field columns, which reading checks against its body, and whether they
+    /// are current.
     var select: PostgresStatement
-    /// `SELECT count(*) FROM … WHERE …`: the conditions' matches, before any window.
+    /// `SELECT behind, count(*) FROM … WHERE …`: the conditions' matches, before any window.
     var count: PostgresStatement
     /// The conditions' parameters: ``count``'s, and the first of ``select``'s.
     var parameters: [PostgresParameter]
@@ -50,16 +53,16 @@ struct PostgresQuery: Sendable {
             builder.deepest <= Self.deepestNesting
         else { return nil }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        var order = " ORDER BY seq"
+        // The order, spelled for the rows' own query and for the one around it (`q.`).
+        var keys: [String] = []
         var limitClause = ""
         if isWindowed {
-            let keys = query.sortKeys.compactMap { key in
+            keys = query.sortKeys.compactMap { key in
                 key.field.map {
                     SQLDialect.quoted($0.name)
                         + (key.order == .ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
                 }
             }
-            order = " ORDER BY " + (keys + ["seq"]).joined(separator: ", ")
             // Bound, so a pager's every page runs one prepared statement.
             if query.limit != nil || query.offset > 0 {
                 window = [
@@ -71,6 +74,10 @@ struct PostgresQuery: Sendable {
                 limitClause = " LIMIT \(limit) OFFSET \(offset)"
             }
         }
+        let order = " ORDER BY " + (keys + ["seq"]).joined(separator: ", ")
+        let outerOrder = " ORDER BY " + (keys + ["seq"]).map { "q." + $0 }.joined(separator: ", ")
+        // PostgreSQL takes at most 65,535 parameters in a statement.
+        guard builder.parameters.count + window.count <= 65_535 else { return nil }
         parameters = try builder.parameters.map { parameter in
             guard let bytes = try PostgresFieldColumn.binary(parameter.value, field: "query") else {
                 return PostgresParameter.null
@@ -80,8 +87,18 @@ struct PostgresQuery: Sendable {
         let types = builder.parameters.map { PostgresFieldColumn(name: "", type: $0.type).typeOID }
         let from = " FROM \(table.quotedName)\(whereClause)"
         let fields = table.fields.map { ", " + $0.quotedName }.joined()
-        let selectSQL = "SELECT id, \(table.bodyColumns)\(fields)\(from)\(order)\(limitClause)"
-        let countSQL = "SELECT count(*)\(from)"
+        // One round trip: whether rows are behind their body (an index scan of an empty
+        // partial index) comes with the answer, even when nothing matches.
+        let behind =
+            table.fields.isEmpty
+            ? "SELECT false AS behind"
+            : "SELECT EXISTS (SELECT 1 FROM \(table.quotedName) WHERE \(table.staleCondition)) AS behind"
+        let current = table.fields.isEmpty ? "true" : "NOT \(table.staleCondition)"
+        let rows =
+            "SELECT id, \(table.bodyColumns)\(fields), \(current) AS current, seq\(from)\(order)\(limitClause)"
+        let selectSQL =
+            "SELECT s.behind, q.* FROM (\(behind)) s LEFT JOIN LATERAL (\(rows)) q ON true\(outerOrder)"
+        let countSQL = "SELECT (\(behind)), count(*)\(from)"
         let windowTypes = window.isEmpty ? [] : [PostgresParameter.int8, PostgresParameter.int8]
         select = table.statement(
             "query_" + Self.fingerprint(selectSQL), selectSQL, types + windowTypes)

@@ -12,9 +12,11 @@ extension PostgresRepository {
     /// Swift over the rows PostgreSQL gave. A query with no condition and nothing PostgreSQL
     /// can sort or page reads every entity, as ``fetchAll()`` does.
     ///
-    /// Before the statement, on the same connection, the rows whose columns a writer that
-    /// does not know them left behind (an earlier release, SQL of your own) are filled from
-    /// their bodies: an index scan of an empty index when there are none. Each row read is
+    /// The statement also asks whether any row's columns were left behind by a writer that
+    /// does not know them (an earlier release, SQL of your own, a release that declares other
+    /// fields): an index scan of an empty index when there are none. If any were, they are
+    /// filled from their bodies and the statement runs again, on the same connection. Each
+    /// row read is
     /// decoded and its field columns compared with its body: a column that disagrees throws
     /// `corrupted` naming the row, never a wrong answer.
     ///
@@ -47,17 +49,28 @@ extension PostgresRepository {
             return try query.apply(to: await fetchAll(on: runner))
         }
         let (table, filler) = (table, filler)
-        let rows = try await runner.perform { connection in
-            _ = try filler?.fillAll(on: connection)
-            let result = try connection.execute(statement.select, statement.parameters + statement.window)
-            return (0..<result.rowCount).map { row in
-                PostgresQueryRow(
-                    key: table.key(in: result, row: row, column: 0),
-                    body: table.storedBody(in: result, row: row, column: 1)
-                        ?? PostgresStoredBody(bytes: [], schemaVersion: 1),
-                    fields: table.fields.indices.map { result.bytes(row, 3 + $0) })
+        let rows = try await runner.perform { connection -> [PostgresQueryRow]? in
+            // Rows behind their body are filled, and the statement run again; a writer that
+            // keeps leaving rows behind meanwhile sends the query to Swift.
+            for _ in 0..<3 {
+                let result = try connection.execute(statement.select, statement.parameters + statement.window)
+                let behind = result.rowCount > 0 && result.bytes(0, 0) == [1]
+                let fieldCount = table.fields.count
+                let rows = (0..<result.rowCount).compactMap { row -> PostgresQueryRow? in
+                    guard !result.isNull(row, 1) else { return nil }  // nothing matched
+                    return PostgresQueryRow(
+                        key: table.key(in: result, row: row, column: 1),
+                        body: table.storedBody(in: result, row: row, column: 2)
+                            ?? PostgresStoredBody(bytes: [], schemaVersion: 1),
+                        fields: (0..<fieldCount).map { result.bytes(row, 4 + $0) },
+                        isCurrent: result.bytes(row, 4 + fieldCount) == [1])
+                }
+                guard behind || rows.contains(where: { !$0.isCurrent }), let filler else { return rows }
+                _ = try filler.fillAll(on: connection)
             }
+            return nil
         }
+        guard let rows else { return try query.apply(to: await fetchAll(on: runner)) }
         let entities = try checked(rows)
         return statement.isWindowed ? entities : try query.apply(to: entities)
     }
@@ -70,8 +83,12 @@ extension PostgresRepository {
         try Task.checkCancellation()
         let filler = self.filler
         let matching = try await runner.perform { connection in
-            _ = try filler?.fillAll(on: connection)
-            return Int(try connection.execute(statement.count, statement.parameters).int64(0, 0) ?? 0)
+            var result = try connection.execute(statement.count, statement.parameters)
+            if result.bytes(0, 0) == [1], let filler {
+                _ = try filler.fillAll(on: connection)
+                result = try connection.execute(statement.count, statement.parameters)
+            }
+            return Int(result.int64(0, 1) ?? 0)
         }
         return query.finishedCount(matching: matching)
     }
@@ -125,10 +142,12 @@ extension PostgresRepository {
     }
 }
 
-/// A row a query selected: its key, its body as stored, and its field columns' bytes in
-/// binary format (`nil` for `NULL`), in the table's field order.
+/// A row a query selected: its key, its body as stored, its field columns' bytes in binary
+/// format (`nil` for `NULL`), in the table's field order, and whether they were written for
+/// its body by this declaration.
 struct PostgresQueryRow: Sendable {
     var key: PostgresKey?
     var body: PostgresStoredBody
     var fields: [[UInt8]?]
+    var isCurrent: Bool
 }

@@ -161,6 +161,24 @@ import Synchronization
 /// deletes reach the feed at this release's next open; its updates only when the ID is
 /// written again through this release.
 ///
+/// ## Queries
+///
+/// Each field the entity declares (`QueryableEntity`) is a typed column of the table with an
+/// index (`boolean`, `bigint`, `double precision`, `text COLLATE "C"`, `timestamptz`), written
+/// by every statement that writes the row. ``fetch(_:)`` and ``count(_:)`` send conditions,
+/// and when no closure follows the order, offset and limit, as one prepared statement, so a
+/// list screen's page reads its own rows:
+///
+/// ```swift
+/// let page = try await items.fetch(
+///     Query<Item>().where(\.price < 100).sorted(by: \.price, .descending).limit(20))
+/// ```
+///
+/// Opening adds, fills, drops or retypes the columns as the declaration changed, in one
+/// transaction under the table's advisory lock. Rows a writer that does not know the columns
+/// wrote (an earlier release, SQL of your own) are filled before the next query. See
+/// Docs/Queries.md, "In PostgreSQL".
+///
 /// ## Errors
 ///
 /// Every failure is a `RepositoryError` whose `underlying` error, when PostgreSQL or libpq

@@ -6,21 +6,43 @@ import Repositories
 /// were.
 ///
 /// Beside the fields, `fields_version` records the row's `version` its columns were written
-/// for. Every statement here sets it to the version it writes; a writer that does not know the
-/// columns (an earlier release, or a program of your own) leaves it behind, and a query finds
-/// such rows and fills their columns before it runs (``PostgresRepository/refillStaleRows``).
+/// for, and `fields_declaration` the declaration that wrote them (``declarationStamp``).
+/// Every statement here sets both; a writer that does not know the columns (an earlier
+/// release, or a program of your own), or declares other fields, leaves them behind, and a
+/// query finds such rows (``staleCondition``) and fills their columns before it runs
+/// (``PostgresFieldFiller``).
 extension PostgresTable {
-    /// `, "a", "b", fields_version`: the columns an insert names after `schema_version`.
-    var fieldInsertColumns: String {
-        guard !fields.isEmpty else { return "" }
-        return fields.map { ", " + $0.quotedName }.joined() + ", fields_version"
+    /// A number for the declared fields' names and types, in order: rows whose
+    /// `fields_declaration` differs were written by a declaration with other fields.
+    var declarationStamp: Int64 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in fields.map({ "\($0.name):\($0.type.rawValue)" }).joined(separator: ",").utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        return Int64(hash)
     }
 
-    /// `, v0, v1, 1`: the values of ``fieldInsertColumns`` for a new row, the fields' from
-    /// `values` (SQL expressions, in the fields' order).
+    /// The rows whose field columns are behind their body, or were written for another
+    /// declaration, as an SQL condition. `fields_behind` is a stored column, `fields_version
+    /// IS DISTINCT FROM version`: the planner cannot estimate a comparison of two columns,
+    /// but it keeps statistics of one, so it finds the few rows behind through their
+    /// partial index instead of scanning the table to find none.
+    var staleCondition: String {
+        "(fields_behind OR fields_declaration IS DISTINCT FROM \(declarationStamp))"
+    }
+
+    /// `, "a", "b", fields_version, fields_declaration`: the columns an insert names after
+    /// `schema_version`.
+    var fieldInsertColumns: String {
+        guard !fields.isEmpty else { return "" }
+        return fields.map { ", " + $0.quotedName }.joined() + ", fields_version, fields_declaration"
+    }
+
+    /// `, v0, v1, 1, STAMP`: the values of ``fieldInsertColumns`` for a new row, the fields'
+    /// from `values` (SQL expressions, in the fields' order).
     func fieldInsertValues(_ values: [String]) -> String {
         guard !fields.isEmpty else { return "" }
-        return values.map { ", " + $0 }.joined() + ", 1"
+        return values.map { ", " + $0 }.joined() + ", 1, \(declarationStamp)"
     }
 
     /// The placeholders of the fields' parameters, numbered from `first`.
@@ -28,13 +50,13 @@ extension PostgresTable {
         fields.indices.map { "$\(first + $0)" }
     }
 
-    /// `, "a" = v0, fields_version = ROW.version + 1`: the assignments of a write that
-    /// replaces the row `row` (whose `version` it raises by one), the fields' values from
-    /// `values`.
+    /// `, "a" = v0, fields_version = ROW.version + 1, fields_declaration = STAMP`: the
+    /// assignments of a write that replaces the row `row` (whose `version` it raises by one),
+    /// the fields' values from `values`.
     func fieldAssignments(_ values: [String], row: String) -> String {
         guard !fields.isEmpty else { return "" }
         return zip(fields, values).map { ", \($0.quotedName) = \($1)" }.joined()
-            + ", fields_version = \(row).version + 1"
+            + ", fields_version = \(row).version + 1, fields_declaration = \(declarationStamp)"
     }
 
     /// ``fieldAssignments(_:row:)`` from the proposed row of an `ON CONFLICT DO UPDATE`.

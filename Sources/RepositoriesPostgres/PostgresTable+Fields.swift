@@ -14,8 +14,9 @@ extension PostgresTable {
         ORDER BY a.attnum
         """
 
-    /// The index that finds rows whose field columns are behind their body.
-    var staleIndexName: String { "\(name)~stale" }
+    /// The index that finds rows whose field columns are behind their body, for this
+    /// declaration.
+    var staleIndexName: String { "\(name.prefix(40))~stale~" + String(declarationStamp, radix: 16) }
 
     /// `ALTER TABLE … ADD COLUMN` for `field`, and the comment that marks it as the field's.
     func addColumn(_ field: PostgresFieldColumn) -> String {
@@ -36,33 +37,34 @@ extension PostgresTable {
     /// ask, unless a writer that does not know the columns wrote.
     var createStaleIndex: String {
         """
-        CREATE INDEX \(SQLDialect.quoted(staleIndexName)) ON \(quotedName) (id)
-            WHERE fields_version <> version;
+        CREATE INDEX \(SQLDialect.quoted(staleIndexName)) ON \(quotedName) (id) WHERE \(staleCondition);
         """
     }
 
     /// Up to 1,000 rows whose field columns are behind their body, in key order, after the
-    /// key `$1` when `after`: their IDs, bodies, versions of the entity and row versions.
+    /// key `$1` when `after`: their IDs, bodies, versions of the entity, and the transaction
+    /// that wrote them (`xmin`).
     func staleRows(after: Bool) -> PostgresStatement {
         statement(
             after ? "stale_rows_after" : "stale_rows",
             """
-            SELECT id, \(bodyColumns), version FROM \(quotedName)
-            WHERE fields_version <> version\(after ? " AND id > $1" : "") ORDER BY id LIMIT 1000
+            SELECT id, \(bodyColumns), xmin::text::bigint FROM \(quotedName)
+            WHERE \(staleCondition)\(after ? " AND id > $1" : "") ORDER BY id LIMIT 1000
             """,
             after ? [keyOID] : [])
     }
 
-    /// Writes the field columns of the rows `$1` whose version is still `$2`, from `$3`…,
-    /// and marks them current. Not logged: no entity changed.
+    /// Writes the field columns of the rows `$1` from `$3`…, each only while the transaction
+    /// that wrote it is still `$2` (no write, nor a delete and a create, came since it was
+    /// read), and marks them current. Not logged: no entity changed.
     var fillFields: PostgresStatement {
         statement(
             "fill_fields",
             """
             UPDATE \(quotedName) t SET \(zip(fields, fieldUnnestColumns("u.")).map { "\($0.quotedName) = \($1)" }
-                .joined(separator: ", ")), fields_version = u.v
-            FROM unnest($1::\(keyArrayType), $2::bigint[]\(fieldUnnestArguments(from: 3))) AS u(k, v\(fieldUnnestAliases))
-            WHERE t.id = u.k AND t.version = u.v
+                .joined(separator: ", ")), fields_version = t.version, fields_declaration = \(declarationStamp)
+            FROM unnest($1::\(keyArrayType), $2::bigint[]\(fieldUnnestArguments(from: 3))) AS u(k, x\(fieldUnnestAliases))
+            WHERE t.id = u.k AND t.xmin::text::bigint = u.x
             """,
             [keyArrayOID, PostgresParameter.int8Array] + fieldArrayTypes)
     }

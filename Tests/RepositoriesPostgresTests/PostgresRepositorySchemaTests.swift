@@ -112,7 +112,8 @@ import Testing
             columns
                 == "seq bigint, id bigint, body jsonb, version bigint, schema_version integer, title text, "
                 + "revision bigint, rank bigint, updated_at timestamp with time zone, note text, "
-                + "score double precision, fields_version bigint")
+                + "score double precision, fields_version bigint, fields_declaration bigint, fields_behind boolean"
+        )
         try await store.save(.makeWithoutNUL(index: 5, revision: 0))
         try await store.save(.makeWithoutNUL(index: 5, revision: 1))
         #expect(try await server.psql("SELECT version FROM \"\(store.tableName)\" WHERE id = 5") == "2")
