@@ -24,7 +24,12 @@ import Testing
         let writerA = try RawSession(server.connectionString)
         try writerA.run("BEGIN")
         let entityA = ConformanceEntity.makeWithoutNUL(index: 1, revision: 0)
-        try writerA.run(store.table.upsert.sql, ["1", try Self.hex(entityA, as: .jsonb)])
+        // The repository's upsert without the field columns (their values would be more
+        // parameters): a writer that leaves them behind, which queries fill, and the feed
+        // does not read.
+        var withoutFields = store.table
+        withoutFields.fields = []
+        try writerA.run(withoutFields.upsert.sql, ["1", try Self.hex(entityA, as: .jsonb)])
 
         try await store.save(.makeWithoutNUL(index: 2, revision: 0))  // writer B, committed
         let whileAIsOpen = try await Self.drain(store, from: start.next)
