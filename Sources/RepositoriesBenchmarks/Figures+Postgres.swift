@@ -166,19 +166,12 @@ final class RawPostgresQuery: @unchecked Sendable {
     }()
 
     init(conninfo: String, table: String) throws {
-        guard let connection = PQconnectdb(conninfo), PQstatus(connection) == CONNECTION_OK else {
-            throw BenchmarkFailure(description: "raw libpq could not connect to \(conninfo)")
-        }
-        self.connection = connection
+        connection = try RawPostgres.connect(conninfo)
         let sql = """
             SELECT body::text FROM "\(table)" WHERE price < $1 ORDER BY price DESC NULLS LAST, seq LIMIT 20
             """
         let types: [UInt32] = [701]  // double precision
-        let prepared = PQprepare(connection, "highest", sql, 1, types)
-        defer { PQclear(prepared) }
-        guard PQresultStatus(prepared) == PGRES_COMMAND_OK else {
-            throw BenchmarkFailure(description: "raw libpq: \(String(cString: PQerrorMessage(connection)))")
-        }
+        try RawPostgres.check(PQprepare(connection, "highest", sql, 1, types), on: connection)
     }
 
     deinit { PQfinish(connection) }
@@ -190,9 +183,7 @@ final class RawPostgresQuery: @unchecked Sendable {
             return PQexecPrepared(connection, "highest", 1, values, [8], [1], 0)
         }
         defer { PQclear(result) }
-        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
-            throw BenchmarkFailure(description: "raw libpq: \(String(cString: PQerrorMessage(connection)))")
-        }
+        try RawPostgres.check(result, on: connection, clearing: false)
         return try (0..<PQntuples(result)).map { row in
             let length = Int(PQgetlength(result, row, 0))
             let data = Data(bytes: PQgetvalue(result, row, 0), count: length)
@@ -213,16 +204,13 @@ final class RawPostgres: @unchecked Sendable {
     }()
 
     init(conninfo: String, table: String) throws {
-        guard let connection = PQconnectdb(conninfo), PQstatus(connection) == CONNECTION_OK else {
-            throw BenchmarkFailure(description: "raw libpq could not connect to \(conninfo)")
-        }
-        self.connection = connection
+        connection = try Self.connect(conninfo)
         let sql = """
             INSERT INTO "\(table)" (id, body, version) VALUES ($1, $2, 1) \
             ON CONFLICT (id) DO UPDATE SET body = excluded.body, version = "\(table)".version + 1
             """
         let types: [UInt32] = [20, 3802]  // bigint, jsonb (sent as text)
-        try check(PQprepare(connection, "upsert", sql, 2, types))
+        try Self.check(PQprepare(connection, "upsert", sql, 2, types), on: connection)
     }
 
     deinit { PQfinish(connection) }
@@ -239,13 +227,23 @@ final class RawPostgres: @unchecked Sendable {
                 ]
                 let lengths: [Int32] = [8, Int32(body.count - 1)]
                 let formats: [Int32] = [1, 0]
-                try check(PQexecPrepared(connection, "upsert", 2, values, lengths, formats, 1))
+                try Self.check(
+                    PQexecPrepared(connection, "upsert", 2, values, lengths, formats, 1), on: connection)
             }
         }
     }
 
-    private func check(_ result: OpaquePointer?) throws {
-        defer { PQclear(result) }
+    /// A new connection to `conninfo`.
+    static func connect(_ conninfo: String) throws -> OpaquePointer {
+        guard let connection = PQconnectdb(conninfo), PQstatus(connection) == CONNECTION_OK else {
+            throw BenchmarkFailure(description: "raw libpq could not connect to \(conninfo)")
+        }
+        return connection
+    }
+
+    /// Throws libpq's message unless `result` succeeded; clears it unless told not to.
+    static func check(_ result: OpaquePointer?, on connection: OpaquePointer, clearing: Bool = true) throws {
+        defer { if clearing { PQclear(result) } }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             throw BenchmarkFailure(description: "raw libpq: \(String(cString: PQerrorMessage(connection)))")

@@ -193,7 +193,19 @@ final class PostgresConnection: @unchecked Sendable {
             _ = try check(prepared, sql: statement.sql)
             preparedNames.insert(statement.name)
         }
-        // One buffer holds every parameter's bytes, one after the other.
+        let result = Self.withBinary(parameters) { values, lengths, formats in
+            PQexecPrepared(handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
+        }
+        return try check(result, sql: statement.sql)
+    }
+
+    /// Calls `body` with libpq's arrays for `parameters` in binary format: each value's
+    /// address (`nil` for `NULL`), length and format. One buffer holds every parameter's
+    /// bytes, one after the other, until `body` returns.
+    private static func withBinary<Result>(
+        _ parameters: [PostgresParameter],
+        _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> Result
+    ) -> Result {
         let lengths = parameters.map { Int32($0.bytes.count) }
         let buffer = UnsafeMutablePointer<CChar>.allocate(
             capacity: max(lengths.reduce(0) { $0 + Int($1) }, 1))
@@ -210,10 +222,7 @@ final class PostgresConnection: @unchecked Sendable {
             values.append(parameter.isNull ? nil : UnsafePointer(start))
             offset += parameter.bytes.count
         }
-        let formats = [Int32](repeating: 1, count: parameters.count)
-        let result = PQexecPrepared(
-            handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
-        return try check(result, sql: statement.sql)
+        return body(values, lengths, [Int32](repeating: 1, count: parameters.count))
     }
 
     /// Runs `sql` once, unprepared, with binary `parameters` of the OIDs `types`, and returns
@@ -221,21 +230,9 @@ final class PostgresConnection: @unchecked Sendable {
     func query(_ sql: String, types: [UInt32], _ parameters: [PostgresParameter]) throws -> PostgresResult {
         try connectIfNeeded()
         guard let handle else { throw lostError(sql: sql) }
-        let copies = parameters.map { parameter -> UnsafeMutablePointer<CChar>? in
-            guard !parameter.isNull else { return nil }
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(parameter.bytes.count, 1))
-            parameter.bytes.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress {
-                    UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count)
-                }
-            }
-            return copy
+        let result = Self.withBinary(parameters) { values, lengths, formats in
+            PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
         }
-        defer { for copy in copies { copy?.deallocate() } }
-        let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
-        let lengths = parameters.map { Int32($0.bytes.count) }
-        let formats = [Int32](repeating: 1, count: parameters.count)
-        let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
         return try check(result, sql: sql)
     }
 

@@ -49,7 +49,7 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Throws: `encodingFailed` naming the ID and the field when the encoder fails, the
     ///   JSON holds what PostgreSQL could not keep or read back (``PostgresJSONCheck``), or a
-    ///   field's value cannot be a column (``fieldValues(of:id:)``).
+    ///   field's value cannot be a column (``fieldColumns(of:id:)``).
     func encode(_ entity: Entity) throws -> (PostgresKey, PostgresEncodedRow) {
         let key: PostgresKey
         let body: [UInt8]
@@ -80,14 +80,15 @@ where Entity.ID: Codable & Sendable {
                 recovery: "Make the encoder and the decoder of PostgresOptions agree; nothing was written",
                 id: String(describing: entity.id), location: location, underlying: error)
         }
-        return (key, PostgresEncodedRow(body: body, fields: try fieldValues(of: stored, id: entity.id)))
+        return (key, PostgresEncodedRow(body: body, fields: try fieldColumns(of: stored, id: entity.id)))
     }
 
-    /// The values of `entity`'s declared fields, in the columns' order.
+    /// The values of `entity`'s declared fields as their columns keep them, in binary format
+    /// (`nil` for `NULL`), in the columns' order.
     ///
     /// - Throws: `encodingFailed` naming `id` and the field when a value cannot be a column:
     ///   text holding U+0000, or a date outside what `timestamptz` holds.
-    func fieldValues(of entity: Entity, id: Entity.ID) throws -> [FieldValue] {
+    func fieldColumns(of entity: Entity, id: Entity.ID) throws -> [[UInt8]?] {
         try fields.map { field in
             let value = field.value(entity)
             if case .text(let text) = value, text.utf8.contains(0) {
@@ -99,14 +100,13 @@ where Entity.ID: Codable & Sendable {
                     id: String(describing: id), location: location)
             }
             do {
-                _ = try PostgresFieldColumn.binary(value, field: field.name)
+                return try PostgresFieldColumn.binary(value, field: field.name)
             } catch let error as RepositoryError {
                 throw RepositoryError(
                     .encodingFailed, reason: error.reason,
                     recovery: (error.recovery ?? "") + "; nothing was written", id: String(describing: id),
                     location: location)
             }
-            return value
         }
     }
 
@@ -142,9 +142,9 @@ where Entity.ID: Codable & Sendable {
     }
 }
 
-/// A row as the repository writes it: the entity's JSON, and its declared fields' values in
-/// the order of the table's field columns (none when it declares none).
+/// A row as the repository writes it: the entity's JSON, and its declared fields' columns in
+/// binary format (`nil` for `NULL`), in the table's order (none when it declares none).
 struct PostgresEncodedRow: Sendable {
     var body: [UInt8]
-    var fields: [FieldValue]
+    var fields: [[UInt8]?]
 }

@@ -50,7 +50,10 @@ struct PostgresFieldColumn: Sendable, Equatable {
     }
 
     /// The OID of the column's type.
-    var typeOID: UInt32 {
+    var typeOID: UInt32 { Self.typeOID(of: type) }
+
+    /// The OID of the column type of a field of type `type`.
+    static func typeOID(of type: FieldType) -> UInt32 {
         switch type {
         case .bool: 16
         case .integer: PostgresParameter.int8
@@ -102,16 +105,11 @@ struct PostgresFieldColumn: Sendable, Equatable {
     /// - Throws: `RepositoryError` `rejected` when a declaration breaks the rules of
     ///   `validateQueryableFields()`, or names a field after one of the table's own columns.
     static func columns<Entity>(for type: Entity.Type) throws -> [PostgresFieldColumn] {
-        guard let fields = DeclaredFields.of(type) else { return [] }
-        try DeclaredFields.validate(fields, of: type)
-        if let clash = fields.first(where: { reservedNames.contains($0.name) }) {
-            throw RepositoryError.rejected(
-                "\(type).queryableFields declares a field named \"\(clash.name)\", a column PostgresRepository keeps for itself",
-                recovery:
-                    "Give the field another name: seq, id, body, version, schema_version, fields_version, fields_declaration and fields_behind are the table's own columns, and xmin, xmax, cmin, cmax, ctid and tableoid PostgreSQL's"
-            )
-        }
-        return fields.map { PostgresFieldColumn(name: $0.name, type: $0.type) }
+        try DeclaredFields.checked(
+            type, reserving: reservedNames, by: "PostgresRepository",
+            reservedDescription:
+                "seq, id, body, version, schema_version, fields_version, fields_declaration and fields_behind are the table's own columns, and xmin, xmax, cmin, cmax, ctid and tableoid PostgreSQL's"
+        ).map { PostgresFieldColumn(name: $0.name, type: $0.type) }
     }
 
     /// The index on the column in `table`: `TABLE.FIELD`, or, past PostgreSQL's 63 bytes, its
@@ -126,18 +124,11 @@ struct PostgresFieldColumn: Sendable, Equatable {
 
     // MARK: Values
 
-    /// `value` as a parameter of the column's type, in binary format (`NULL` for `nil`).
+    /// `value` in PostgreSQL's binary format, or `nil` for `nil`: what a column holds, and
+    /// what a parameter of the column's type sends.
     ///
     /// - Throws: `RepositoryError` `rejected` for a date PostgreSQL cannot hold (not finite,
     ///   or outside 4713 BC to 294276 AD).
-    func parameter(_ value: FieldValue) throws -> PostgresParameter {
-        guard let bytes = try Self.binary(value, field: name) else { return PostgresParameter.null }
-        return PostgresParameter(bytes: bytes)
-    }
-
-    /// `value` in PostgreSQL's binary format, or `nil` for `nil`.
-    ///
-    /// - Throws: `RepositoryError` `rejected` for a date PostgreSQL cannot hold.
     static func binary(_ value: FieldValue, field: String) throws -> [UInt8]? {
         switch value {
         case .null: return nil

@@ -24,7 +24,7 @@ where Entity.ID: Codable & Sendable {
         guard result.rowCount > 0 else { return nil }
         var keys: [PostgresKey] = []
         var writers: [[UInt8]?] = []
-        var values: [[FieldValue]] = []
+        var values: [[[UInt8]?]] = []
         for row in 0..<result.rowCount {
             let key = table.key(in: result, row: row, column: 0)
             guard let key, let body = table.storedBody(in: result, row: row, column: 1),
@@ -33,7 +33,7 @@ where Entity.ID: Codable & Sendable {
             let entity = try coder.decode(body.bytes, writtenBy: body.schemaVersion, key: key)
             keys.append(key)
             writers.append(PostgresParameter.bigEndian(writer))
-            values.append(try coder.fieldValues(of: entity, id: entity.id))
+            values.append(try coder.fieldColumns(of: entity, id: entity.id))
         }
         let last = table.key(in: result, row: result.rowCount - 1, column: 0)
         guard !keys.isEmpty else { return last }
@@ -42,18 +42,13 @@ where Entity.ID: Codable & Sendable {
             [
                 PostgresParameter(keys: keys, integer: table.integerKeys),
                 PostgresParameter(array: writers, elementType: PostgresParameter.int8),
-            ] + (try table.fieldArrayParameters(values)))
+            ] + table.fieldArrayParameters(values))
         return last
     }
 
-    /// Fills every row behind, batch after batch; returns how many batches it ran.
-    func fillAll(on connection: PostgresConnection) throws -> Int {
-        var batches = 0
+    /// Fills every row behind, batch after batch.
+    func fillAll(on connection: PostgresConnection) throws {
         var after: PostgresKey?
-        while let last = try fillBatch(on: connection, after: after) {
-            after = last
-            batches += 1
-        }
-        return batches
+        while let last = try fillBatch(on: connection, after: after) { after = last }
     }
 }

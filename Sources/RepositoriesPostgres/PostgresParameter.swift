@@ -21,6 +21,11 @@ struct PostgresParameter: Sendable {
         self.bytes = bytes
     }
 
+    /// A value in binary format, or SQL's `NULL` for `nil`.
+    init(nullable bytes: [UInt8]?) {
+        self = bytes.map(PostgresParameter.init(bytes:)) ?? .null
+    }
+
     /// SQL's `NULL`.
     static let null: PostgresParameter = {
         var parameter = PostgresParameter(bytes: [])

@@ -31,11 +31,6 @@ struct PostgresQuery: Sendable {
     static let dialect = SQLDialect(
         placeholder: { "$\($0)" }, alwaysTrue: "true", alwaysFalse: "false", differsFrom: "IS DISTINCT FROM")
 
-    /// The most comparisons one statement holds, and the deepest its groups nest: past
-    /// these, as in SQLite, the query runs in Swift over every row.
-    static let largestTermCount = 200
-    static let deepestNesting = 12
-
     /// The statement for `query` over `table`; `nil` when PostgreSQL could do no more than
     /// read every row (no condition, and nothing to sort by or to page), or the conditions
     /// are too many: then the caller reads every row and runs the query in Swift.
@@ -49,9 +44,7 @@ struct PostgresQuery: Sendable {
         guard !conditions.isEmpty || (isWindowed && (!query.sortKeys.isEmpty || query.limit != nil)) else {
             return nil
         }
-        guard builder.isComplete, builder.terms <= Self.largestTermCount,
-            builder.deepest <= Self.deepestNesting
-        else { return nil }
+        guard builder.isComplete, builder.fitsOneStatement else { return nil }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         // The order, spelled for the rows' own query and for the one around it (`q.`).
         var keys: [String] = []
@@ -78,13 +71,10 @@ struct PostgresQuery: Sendable {
         let outerOrder = " ORDER BY " + (keys + ["seq"]).map { "q." + $0 }.joined(separator: ", ")
         // PostgreSQL takes at most 65,535 parameters in a statement.
         guard builder.parameters.count + window.count <= 65_535 else { return nil }
-        parameters = try builder.parameters.map { parameter in
-            guard let bytes = try PostgresFieldColumn.binary(parameter.value, field: "query") else {
-                return PostgresParameter.null
-            }
-            return PostgresParameter(bytes: bytes)
+        parameters = try builder.parameters.map {
+            PostgresParameter(nullable: try PostgresFieldColumn.binary($0.value, field: $0.field))
         }
-        let types = builder.parameters.map { PostgresFieldColumn(name: "", type: $0.type).typeOID }
+        let types = builder.parameters.map { PostgresFieldColumn.typeOID(of: $0.type) }
         let from = " FROM \(table.quotedName)\(whereClause)"
         let fields = table.fields.map { ", " + $0.quotedName }.joined()
         // One round trip: whether rows are behind their body (an index scan of an empty

@@ -28,7 +28,7 @@ extension PostgresRepository: IdempotentWriteRepository {
             if case .save = write { statement = table.keyedSave } else { statement = table.keyedCreate }
             parameters =
                 [PostgresParameter(savedKey), PostgresParameter(bytes: row.body)]
-                + (try table.fieldParameters(row.fields))
+                + table.fieldParameters(row.fields)
             (entity, key) = (saved, savedKey)
         case .delete(let id):
             key = try self.key(for: id)

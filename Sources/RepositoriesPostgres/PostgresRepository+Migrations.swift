@@ -65,7 +65,7 @@ extension PostgresRepository {
             let keys = PostgresParameter(keys: rows.map(\.0), integer: table.integerKeys)
             let values = PostgresParameter(
                 array: upgradedRows.map(\.body), elementType: PostgresParameter.bytea)
-            let fields = try table.fieldArrayParameters(upgradedRows.map(\.fields))
+            let fields = table.fieldArrayParameters(upgradedRows.map(\.fields))
             try await connection.run { connection in
                 _ = try connection.execute(table.upgradeBodies, [keys, values] + fields)
             }

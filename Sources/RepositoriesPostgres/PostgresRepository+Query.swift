@@ -16,9 +16,8 @@ extension PostgresRepository {
     /// does not know them (an earlier release, SQL of your own, a release that declares other
     /// fields): an index scan of an empty index when there are none. If any were, they are
     /// filled from their bodies and the statement runs again, on the same connection. Each
-    /// row read is
-    /// decoded and its field columns compared with its body: a column that disagrees throws
-    /// `corrupted` naming the row, never a wrong answer.
+    /// row read is decoded and its field columns compared with its body: a column that
+    /// disagrees throws `corrupted` naming the row, never a wrong answer.
     ///
     /// A date compares to the microsecond, as `timestamptz` keeps it: two dates less than
     /// half a microsecond apart are equal here.
@@ -66,7 +65,7 @@ extension PostgresRepository {
                         isCurrent: result.bytes(row, 4 + fieldCount) == [1])
                 }
                 guard behind || rows.contains(where: { !$0.isCurrent }), let filler else { return rows }
-                _ = try filler.fillAll(on: connection)
+                try filler.fillAll(on: connection)
             }
             return nil
         }
@@ -85,7 +84,7 @@ extension PostgresRepository {
         let matching = try await runner.perform { connection in
             var result = try connection.execute(statement.count, statement.parameters)
             if result.bytes(0, 0) == [1], let filler {
-                _ = try filler.fillAll(on: connection)
+                try filler.fillAll(on: connection)
                 result = try connection.execute(statement.count, statement.parameters)
             }
             return Int(result.int64(0, 1) ?? 0)

@@ -84,7 +84,7 @@ extension PostgresRepository {
                         [
                             PostgresParameter(key), PostgresParameter(bytes: encoded.body),
                             PostgresParameter(bytes: PostgresParameter.bigEndian(row.version)),
-                        ] + (try table.fieldParameters(encoded.fields))
+                        ] + table.fieldParameters(encoded.fields)
                     // From here the commit may be sent: a lost connection asks whether it landed.
                     (committing, written) = (transaction, entity)
                     try await connection.run { connection in

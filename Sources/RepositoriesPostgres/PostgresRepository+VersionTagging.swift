@@ -43,7 +43,7 @@ extension PostgresRepository: VersionTaggingRepository {
             [
                 PostgresParameter(key), PostgresParameter(bytes: row.body),
                 PostgresParameter(bytes: version.bytes),
-            ] + (try table.fieldParameters(row.fields)),
+            ] + table.fieldParameters(row.fields),
             key: key, stillPossible: { $0?.version == version.value })
         guard wrote else {
             throw Self.moved(entity.id, "was written or deleted since version \(version.value) was read")
@@ -58,7 +58,7 @@ extension PostgresRepository: VersionTaggingRepository {
         let wrote = try await writeConditionally(
             table.insertIfAbsent,
             [PostgresParameter(key), PostgresParameter(bytes: row.body)]
-                + (try table.fieldParameters(row.fields)),
+                + table.fieldParameters(row.fields),
             key: key, stillPossible: { $0 == nil })
         guard wrote else { throw Self.moved(entity.id, "exists already") }
     }

@@ -174,10 +174,10 @@ import Synchronization
 ///     Query<Item>().where(\.price < 100).sorted(by: \.price, .descending).limit(20))
 /// ```
 ///
-/// Opening adds, fills, drops or retypes the columns as the declaration changed, in one
-/// transaction under the table's advisory lock. Rows a writer that does not know the columns
-/// wrote (an earlier release, SQL of your own) are filled before the next query. See
-/// Docs/Queries.md, "In PostgreSQL".
+/// Opening adds, fills or retypes the columns as the declaration changed, in one transaction
+/// under the table's advisory lock. Rows a writer that does not know the columns wrote (an
+/// earlier release, SQL of your own, a release that declares other fields) are filled before
+/// a query reads them. See Docs/Queries.md, "In PostgreSQL".
 ///
 /// ## Errors
 ///
@@ -287,15 +287,11 @@ where Entity.ID: Codable & Sendable {
         let pool = PostgresPool(
             target: target, size: options.poolSize, label: "repositories.postgres.\(table.name)",
             backends: backends, location: location)
+        let coder: PostgresEntityCoder<Entity>
         do {
             table = try await PostgresTableSetup(table: table, pool: pool, location: location)
                 .prepare(waitingUpTo: options.startupWait)
-            if table.storage == .bytea {
-                // Its bodies may hold U+0000, which no text column can: queries run in Swift.
-                table.fields = []
-                table.queriesRunInSQL = false
-            }
-            let coder = PostgresEntityCoder(
+            coder = PostgresEntityCoder(
                 storage: table.storage, options: options, migrations: migrations, location: location,
                 declaresFields: !table.fields.isEmpty)
             table = try await PostgresFieldSetup(table: table, pool: pool, coder: coder, location: location)
@@ -305,8 +301,8 @@ where Entity.ID: Codable & Sendable {
             throw error
         }
         self.init(
-            table: table, options: options, migrations: migrations, target: target, pool: pool,
-            backends: backends, location: location)
+            table: table, options: options, coder: coder, target: target, pool: pool, backends: backends,
+            location: location)
         try await pruneTombstones()
         let createKeys = table.createKeys
         try await perform { connection in try connection.execute(script: createKeys) }
@@ -327,7 +323,7 @@ where Entity.ID: Codable & Sendable {
     }
 
     private init(
-        table: PostgresTable, options: PostgresOptions, migrations: Migrations<Entity>,
+        table: PostgresTable, options: PostgresOptions, coder: PostgresEntityCoder<Entity>,
         target: PostgresConnectionTarget, pool: PostgresPool, backends: PostgresBackends, location: String
     ) {
         self.table = table
@@ -337,9 +333,7 @@ where Entity.ID: Codable & Sendable {
         self.listener = PostgresListener(
             target: target, channel: table.channel, backends: backends,
             label: "repositories.postgres.\(table.name).changes")
-        self.coder = PostgresEntityCoder(
-            storage: table.storage, options: options, migrations: migrations, location: location,
-            declaresFields: !table.fields.isEmpty)
+        self.coder = coder
         let notifier =
             options.notifiesChanges ? PostgresNotifier(target: target, table: table, backends: backends) : nil
         self.notifier = notifier

@@ -86,17 +86,16 @@ extension PostgresTable {
     /// The OIDs of the fields' arrays, in order.
     var fieldArrayTypes: [UInt32] { fields.map(\.arrayOID) }
 
-    /// One row's field values as parameters, in the fields' order.
-    func fieldParameters(_ values: [FieldValue]) throws -> [PostgresParameter] {
-        try zip(fields, values).map { try $0.parameter($1) }
+    /// One row's field columns (``PostgresEncodedRow/fields``) as parameters, in the fields'
+    /// order.
+    func fieldParameters(_ columns: [[UInt8]?]) -> [PostgresParameter] {
+        columns.map(PostgresParameter.init(nullable:))
     }
 
-    /// Many rows' field values as one array parameter per field, in the rows' order.
-    func fieldArrayParameters(_ rows: [[FieldValue]]) throws -> [PostgresParameter] {
-        try fields.enumerated().map { index, field in
-            PostgresParameter(
-                array: try rows.map { try PostgresFieldColumn.binary($0[index], field: field.name) },
-                elementType: field.typeOID)
+    /// Many rows' field columns as one array parameter per field, in the rows' order.
+    func fieldArrayParameters(_ rows: [[[UInt8]?]]) -> [PostgresParameter] {
+        fields.enumerated().map { index, field in
+            PostgresParameter(array: rows.map { $0[index] }, elementType: field.typeOID)
         }
     }
 }

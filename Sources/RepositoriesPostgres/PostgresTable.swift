@@ -242,12 +242,12 @@ struct PostgresTable: Sendable {
             return (
                 upsert,
                 [PostgresParameter(rows[0].key), PostgresParameter(bytes: rows[0].row.body)]
-                    + (try fieldParameters(rows[0].row.fields))
+                    + fieldParameters(rows[0].row.fields)
             )
         }
         let keys = PostgresParameter(keys: rows.map(\.key), integer: integerKeys)
         let bodies = PostgresParameter(array: rows.map(\.row.body), elementType: PostgresParameter.bytea)
-        return (upsertMany, [keys, bodies] + (try fieldArrayParameters(rows.map(\.row.fields))))
+        return (upsertMany, [keys, bodies] + fieldArrayParameters(rows.map(\.row.fields)))
     }
 
     /// Inserts the rows in the arrays' order, so new IDs get `seq`s in that order.

@@ -45,6 +45,11 @@ struct PostgresTableSetup: Sendable {
         switch shape.storage(for: table) {
         case .success(let storage):
             prepared.storage = storage
+            if storage == .bytea {
+                // Its bodies may hold U+0000, which no text column can: queries run in Swift.
+                prepared.fields = []
+                prepared.queriesRunInSQL = false
+            }
         case .failure(let mismatch):
             throw RepositoryError(
                 .rejected,

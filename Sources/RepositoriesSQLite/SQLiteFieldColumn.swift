@@ -44,14 +44,10 @@ struct SQLiteFieldColumn: Sendable, Equatable {
     ///   `validateQueryableFields()`, or names a field `seq`, `id`, `body` or `crc`, the
     ///   table's own columns.
     static func columns<Entity>(for type: Entity.Type) throws -> [SQLiteFieldColumn] {
-        guard let fields = DeclaredFields.of(type) else { return [] }
-        try DeclaredFields.validate(fields, of: type)
-        if let clash = fields.first(where: { reservedNames.contains($0.name) }) {
-            throw RepositoryError.rejected(
-                "\(type).queryableFields declares a field named \"\(clash.name)\", a column SQLiteRepository keeps for itself",
-                recovery: "Give the field another name: seq, id, body and crc are the table's own columns")
-        }
-        return fields.map { SQLiteFieldColumn(name: $0.name, type: $0.type) }
+        try DeclaredFields.checked(
+            type, reserving: reservedNames, by: "SQLiteRepository",
+            reservedDescription: "seq, id, body and crc are the table's own columns"
+        ).map { SQLiteFieldColumn(name: $0.name, type: $0.type) }
     }
 
     /// The index on the column in `table`: `repositories_field_TABLE.FIELD`. A field name

@@ -54,8 +54,7 @@ struct SQLiteQuery: Sendable {
         } else {
             order = " ORDER BY seq"
         }
-        guard builder.isComplete, builder.terms <= Self.largestTermCount,
-            builder.deepest <= Self.deepestNesting,
+        guard builder.isComplete, builder.fitsOneStatement,
             builder.parameters.count + window.count <= variableLimit
         else {
             return nil
@@ -70,14 +69,6 @@ struct SQLiteQuery: Sendable {
     /// SQLite's spelling of the conditions' SQL.
     static let dialect = SQLDialect(
         placeholder: { "?\($0)" }, alwaysTrue: "1", alwaysFalse: "0", differsFrom: "IS NOT")
-
-    /// The most comparisons one statement holds: SQLite refuses an expression more than 1,000
-    /// deep, which a long `AND` or `OR` of terms becomes; a query with more runs in Swift.
-    static let largestTermCount = 200
-    /// The most groups one statement nests inside each other: SQLite's parser overflows its
-    /// stack on a few dozen nested parentheses (`any(all(any(…)))`), so deeper conditions
-    /// run in Swift.
-    static let deepestNesting = 12
 
     /// Binds ``parameters`` to `statement`, and ``window`` after them when `paging` (for
     /// ``select``).

@@ -153,34 +153,12 @@ import Testing
 
     // MARK: The declaration changing
 
-    /// One stored shape, three declarations of its fields.
-    struct Shelf: Identifiable, Codable, Sendable, Equatable {
-        var id: Int
-        var name: String
-        var year: Int
-    }
-    struct NameOnly: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
-        var id: Int
-        var name: String
-        var year: Int
-        static let queryableFields = [QueryableField<NameOnly>(\.name, name: "name")]
-    }
-    struct NameAndYear: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
-        var id: Int
-        var name: String
-        var year: Int
-        static let queryableFields = [
-            QueryableField<NameAndYear>(\.name, name: "name"), QueryableField(\.year, name: "year"),
-        ]
-    }
-    /// `year` declared as text: a change of type.
-    struct YearAsText: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
-        var id: Int
-        var name: String
-        var year: Int
-        var yearText: String { String(year) }
-        static let queryableFields = [QueryableField<YearAsText>(\.yearText, name: "year")]
-    }
+    typealias Shelf = FieldDeclarations.Shelf
+    typealias NameOnly = FieldDeclarations.NameOnly
+    typealias NameAndYear = FieldDeclarations.NameAndYear
+    typealias YearAsText = FieldDeclarations.YearAsText
+    typealias Loose = FieldDeclarations.Loose
+    typealias Strict = FieldDeclarations.Strict
 
     func columns(_ table: String) async throws -> String {
         try await PostgresTestServer.shared().psql(
@@ -250,17 +228,6 @@ import Testing
         #expect(try await plainAgain.count() == 32)
         await plainAgain.close()
         try await PostgresStores.drop(table)
-    }
-
-    struct Loose: Identifiable, Codable, Sendable {
-        var id: Int
-        var name: String
-    }
-    struct Strict: Identifiable, Codable, Sendable, QueryableEntity {
-        var id: Int
-        var name: String
-        var year: Int
-        static let queryableFields = [QueryableField<Strict>(\.year, name: "year")]
     }
 
     @Test func aRowThatCannotFillItsColumnLeavesTheTableAsItWas() async throws {

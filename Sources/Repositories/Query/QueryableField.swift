@@ -113,6 +113,25 @@ package enum DeclaredFields {
         }
     }
 
+    /// The fields `Entity` declares, checked as ``validate(_:of:)`` says and against the
+    /// column names a store keeps for itself; none when it declares none.
+    ///
+    /// - Throws: `RepositoryError` `rejected` when a declaration breaks the rules, or names a
+    ///   field after one of `reserved` (`store` and `reservedDescription` say whose, in the
+    ///   message).
+    package static func checked<Entity>(
+        _ type: Entity.Type, reserving reserved: Set<String>, by store: String, reservedDescription: String
+    ) throws -> [QueryableField<Entity>] {
+        guard let fields = of(type) else { return [] }
+        try validate(fields, of: type)
+        if let clash = fields.first(where: { reserved.contains($0.name) }) {
+            throw RepositoryError.rejected(
+                "\(type).queryableFields declares a field named \"\(clash.name)\", a column \(store) keeps for itself",
+                recovery: "Give the field another name: \(reservedDescription)")
+        }
+        return fields
+    }
+
     private static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 48,
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)

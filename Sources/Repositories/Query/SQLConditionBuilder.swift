@@ -27,11 +27,12 @@ package struct SQLDialect: Sendable {
     package static func quoted(_ name: String) -> String { "\"\(name)\"" }
 }
 
-/// A bound value of a statement ``SQLConditionBuilder`` wrote: a value of the field `type`
-/// (a prefix's bounds are text).
+/// A bound value of a statement ``SQLConditionBuilder`` wrote: a value of the field `field`,
+/// of type `type` (a prefix's bounds are text).
 package struct SQLConditionParameter: Sendable {
     package var value: FieldValue
     package var type: FieldType
+    package var field: String
 }
 
 /// Turns a query's conditions into SQL over the field columns (one column per declared
@@ -56,6 +57,20 @@ package struct SQLConditionBuilder<Entity> {
     /// The deepest the groups nested.
     package private(set) var deepest = 0
     private var depth = 0
+
+    /// The most comparisons one statement holds: SQLite refuses an expression more than 1,000
+    /// deep, which a long `AND` or `OR` of terms becomes.
+    package static var largestTermCount: Int { 200 }
+    /// The most groups one statement nests inside each other: SQLite's parser overflows its
+    /// stack on a few dozen nested parentheses (`any(all(any(…)))`).
+    package static var deepestNesting: Int { 12 }
+
+    /// Whether the conditions are small enough for one statement (``largestTermCount``,
+    /// ``deepestNesting``); a store runs larger ones in Swift. PostgreSQL takes the same
+    /// bounds, so every SQL store splits a query the same way.
+    package var fitsOneStatement: Bool {
+        terms <= Self.largestTermCount && deepest <= Self.deepestNesting
+    }
     private let dialect: SQLDialect
 
     package init(dialect: SQLDialect) {
@@ -107,8 +122,8 @@ package struct SQLConditionBuilder<Entity> {
         return "(" + nodes.map { sql(for: $0, negated: negated) }.joined(separator: " \(joiner) ") + ")"
     }
 
-    private mutating func parameter(_ value: FieldValue, _ type: FieldType) -> String {
-        parameters.append(SQLConditionParameter(value: value, type: type))
+    private mutating func parameter(_ value: FieldValue, _ field: QueryableField<Entity>) -> String {
+        parameters.append(SQLConditionParameter(value: value, type: field.type, field: field.name))
         return dialect.placeholder(parameters.count)
     }
 
@@ -126,7 +141,7 @@ package struct SQLConditionBuilder<Entity> {
             case .greaterOrEqual: return dialect.alwaysTrue
             }
         }
-        let value = parameter(value, field.type)
+        let value = parameter(value, field)
         switch comparison {
         case .equal: return "\(column) = \(value)"
         case .notEqual: return "\(column) \(dialect.differsFrom) \(value)"
@@ -152,7 +167,7 @@ package struct SQLConditionBuilder<Entity> {
         var size = 1
         while size < listed.count { size *= 2 }
         listed += repeatElement(listed[listed.count - 1], count: size - listed.count)
-        let list = listed.map { parameter($0, field.type) }.joined(separator: ", ")
+        let list = listed.map { parameter($0, field) }.joined(separator: ", ")
         if negated {
             // NOT IN is NULL for a NULL column: it is in the answer unless NULL was listed.
             return includesNull
@@ -170,12 +185,12 @@ package struct SQLConditionBuilder<Entity> {
             // Every text starts with "": the prefix holds for every value but NULL.
             return "\(column) IS \(negated ? "" : "NOT ")NULL"
         }
-        let lower = parameter(.text(prefix), .text)
+        let lower = parameter(.text(prefix), field)
         guard let bound = Self.upperBound(of: prefix) else {
             // Only U+10FFFF…: every text at or after the prefix starts with it.
             return negated ? "(\(column) IS NULL OR \(column) < \(lower))" : "\(column) >= \(lower)"
         }
-        let upper = parameter(.text(bound), .text)
+        let upper = parameter(.text(bound), field)
         return negated
             ? "(\(column) IS NULL OR \(column) < \(lower) OR \(column) >= \(upper))"
             : "(\(column) >= \(lower) AND \(column) < \(upper))"
