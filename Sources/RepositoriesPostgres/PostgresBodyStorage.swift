@@ -39,10 +39,13 @@ enum PostgresBodyStorage: Sendable, Equatable {
         }
     }
 
-    /// The SQL that reads the column `column` back as the JSON's UTF-8 bytes.
+    /// The SQL that reads the column `column` back as the JSON's UTF-8 bytes. A `text` sent
+    /// in binary format is its bytes in the client encoding, which every connection sets to
+    /// UTF-8 (``PostgresConnectionTarget``), so `jsonb` needs only its cast to text: a
+    /// `convert_to` would copy each body once more on the server.
     func bytes(of column: String) -> String {
         switch self {
-        case .jsonb: "convert_to(\(column)::text, 'UTF8')"
+        case .jsonb: "\(column)::text"
         case .bytea: column
         }
     }

@@ -125,11 +125,13 @@ extension PostgresRepository {
     /// - Throws: `corrupted` naming the first row, in order, whose columns disagree with its
     ///   body; `decodingFailed` naming one that does not decode.
     private func checked(_ rows: [PostgresQueryRow]) throws -> [Entity] {
-        try rows.map { row in
+        let fields = coder.fields
+        return try rows.map { row in
             let entity = try decode(row.body, key: row.key)
-            for (field, column) in zip(coder.fields, row.fields) {
+            for index in fields.indices {
+                let field = fields[index]
                 let expected = try PostgresFieldColumn.binary(field.value(entity), field: field.name)
-                guard column == expected else {
+                guard row.fields[index] == expected else {
                     // Neither value is named: an error never shows an entity's content.
                     throw RepositoryError.corrupted(
                         "The row \(row.key?.description ?? "NULL") of the table: its column \(field.name) disagrees with its body",

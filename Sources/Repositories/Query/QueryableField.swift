@@ -11,9 +11,9 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
     /// Whether the field may hold `nil`.
     public let isOptional: Bool
     /// The property, to match a query's key paths against.
-    package let keyPath: AnyKeyPath & Sendable
+    @usableFromInline package let keyPath: AnyKeyPath & Sendable
     /// Reads the field's value from an entity.
-    package let value: @Sendable (Entity) -> FieldValue
+    @usableFromInline package let value: @Sendable (Entity) -> FieldValue
 
     /// Declares the property at `keyPath`, kept under `name`.
     ///
@@ -21,6 +21,10 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
     /// at most 48 characters, so it is a valid column and parameter name everywhere; a store
     /// refuses a declaration that breaks this when it opens (see
     /// ``QueryableEntity/validateQueryableFields()``).
+    ///
+    /// Inlinable, so the reader is compiled for the entity and the value's type where the
+    /// field is declared: stores call it for every row they check.
+    @inlinable
     public init<Value: QueryableValue>(_ keyPath: KeyPath<Entity, Value> & Sendable, name: String) {
         self.name = name
         self.type = Value.fieldType
