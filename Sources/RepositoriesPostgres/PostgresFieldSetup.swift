@@ -6,12 +6,13 @@ import Repositories
 /// declared is left as it is (an instance of another release may still write it; drop it
 /// with SQL once none does): nothing reads it, and its values fall behind.
 ///
-/// A table already in step costs one catalog read and changes nothing, so a user who may only
-/// read and write the table opens it. Otherwise everything runs in one transaction under the
+/// A table already in step costs one catalog read and no DDL, so a user who may only read
+/// and write the table opens it. Otherwise everything runs in one transaction under the
 /// table's advisory lock: the catalog is read again there (another instance may have done
 /// the work), columns are added and every row filled from its body, decoded through the
-/// migrations, before the indexes are made. A kill at any point leaves the table as it was;
-/// a row that does not decode throws `decodingFailed` naming it, and nothing changes.
+/// migrations, before the indexes are made and the statistics gathered. A kill before the
+/// commit leaves the table as it was; a row that does not decode throws `decodingFailed`
+/// naming it, and nothing changes. After the commit the table is vacuumed.
 ///
 /// The columns carry a comment, `swift-repositories field: TYPE`, that marks them as the
 /// repository's: a column without it is someone else's, and a field of its name is refused.
@@ -87,16 +88,16 @@ where Entity.ID: Codable & Sendable {
         }
         script += plan.adds.map(table.addColumn)
         if plan.resetStamps {
-            // No default: PostgreSQL adds the columns without rewriting the table.
+            // Without defaults; the stored generated column rewrites the table once, before
+            // the fill writes every row anyway.
             script.append(
-                """
-                ALTER TABLE \(table.quotedName) ADD COLUMN fields_version bigint, ADD COLUMN fields_declaration bigint,
-                    ADD COLUMN fields_behind boolean GENERATED ALWAYS AS (fields_version IS DISTINCT FROM version) STORED;
-                """
-            )
+                "ALTER TABLE \(table.quotedName) "
+                    + PostgresTable.stampColumns.map { "ADD COLUMN " + $0 }.joined(separator: ", ") + ";")
         }
         let ddl = script.joined(separator: "\n")
         if !ddl.isEmpty { try await connection.run { try $0.execute(script: ddl) } }
+        // Whether any row was filled: an empty table needs no statistics and no vacuum.
+        var filled = false
         if plan.resetStamps {
             let filler = PostgresFieldFiller(table: table, coder: coder)
             var after: PostgresKey?
@@ -107,14 +108,30 @@ where Entity.ID: Codable & Sendable {
                 else {
                     break
                 }
-                after = last
+                (after, filled) = (last, true)
             }
         }
         var finish = plan.indexes.map(table.createIndex)
         if plan.resetStamps { finish.append(table.createStaleIndex) }
-        finish.append("COMMIT;")
-        let commit = finish.joined(separator: "\n")
+        // Without statistics of the new columns, the planner expects most rows to be behind
+        // and scans the table to find none.
+        if filled { finish.append("ANALYZE \(table.quotedName)") }
+        finish.append("COMMIT")
+        let commit = finish.joined(separator: ";\n")
         try await connection.run { try $0.execute(script: commit) }
+        if filled {
+            // The fill left a dead version of every row, which the stale-row index still
+            // points at until a vacuum: each query's check for rows behind would read them
+            // all until autovacuum comes by. The migration has committed, so a vacuum that
+            // fails (a statement timeout, a lost connection) changes nothing the open must
+            // report: autovacuum does the same work later.
+            let vacuum = "VACUUM \(table.quotedName)"
+            do {
+                try await connection.run { try $0.execute(script: vacuum) }
+            } catch is PostgresError {
+                // Left to autovacuum, as above.
+            }
+        }
     }
 
     /// What must change, from the catalog as `connection` sees it.

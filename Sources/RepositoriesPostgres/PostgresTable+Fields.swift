@@ -22,23 +22,49 @@ extension PostgresTable {
     func addColumn(_ field: PostgresFieldColumn) -> String {
         """
         ALTER TABLE \(quotedName) ADD COLUMN \(field.quotedName) \(field.sqlType);
-        COMMENT ON COLUMN \(quotedName).\(field.quotedName) IS \(literal(field.comment));
+        \(comment(on: field));
         """
     }
 
-    /// `CREATE INDEX` on `field`'s column, `NULL` first as the queries sort it, so one index
+    /// The comment that marks `field`'s column as the repository's (no semicolon).
+    private func comment(on field: PostgresFieldColumn) -> String {
+        "COMMENT ON COLUMN \(quotedName).\(field.quotedName) IS \(literal(field.comment))"
+    }
+
+    /// The columns that stamp each row with what its field columns were written for:
+    /// `fields_version`, `fields_declaration`, and `fields_behind`, stored, which the
+    /// planner keeps statistics of (see ``staleCondition``).
+    static let stampColumns = [
+        "fields_version bigint", "fields_declaration bigint",
+        "fields_behind boolean GENERATED ALWAYS AS (fields_version IS DISTINCT FROM version) STORED",
+    ]
+
+    /// `, "a" type, …, fields_version …`: the field and stamp columns of a new table; empty
+    /// when the entity declares no fields.
+    var fieldColumnDefinitions: String {
+        guard !fields.isEmpty else { return "" }
+        return (fields.map { "\($0.quotedName) \($0.sqlType)" } + Self.stampColumns).map { ",\n" + $0 }
+            .joined()
+    }
+
+    /// The comments and indexes of a new table's field columns, one statement each, without
+    /// semicolons.
+    var fieldObjects: [String] {
+        guard !fields.isEmpty else { return [] }
+        return fields.map(comment(on:)) + fields.map(createIndex(on:)) + [createStaleIndex]
+    }
+
+    /// `CREATE INDEX` on `field`'s column (no semicolon), `NULL` first as the queries sort it, so one index
     /// serves both directions.
     func createIndex(on field: PostgresFieldColumn) -> String {
         let index = SQLDialect.quoted(field.indexName(in: name))
-        return "CREATE INDEX \(index) ON \(quotedName) (\(field.quotedName) NULLS FIRST);"
+        return "CREATE INDEX \(index) ON \(quotedName) (\(field.quotedName) NULLS FIRST)"
     }
 
-    /// `CREATE INDEX` on the rows whose columns are behind their body: empty, so cheap to
+    /// `CREATE INDEX` (no semicolon) on the rows whose columns are behind their body: empty, so cheap to
     /// ask, unless a writer that does not know the columns wrote.
     var createStaleIndex: String {
-        """
-        CREATE INDEX \(SQLDialect.quoted(staleIndexName)) ON \(quotedName) (id) WHERE \(staleCondition);
-        """
+        "CREATE INDEX \(SQLDialect.quoted(staleIndexName)) ON \(quotedName) (id) WHERE \(staleCondition)"
     }
 
     /// Up to 1,000 rows whose field columns are behind their body, in key order, after the

@@ -117,23 +117,25 @@ struct PostgresTable: Sendable {
 
     // MARK: Creating and checking
 
-    /// Creates the table when missing, under a transaction-scoped advisory lock so that
-    /// instances starting together do not race to create it.
+    /// Creates the table when missing, with the columns, comments and indexes of the fields the
+    /// entity declares (so a new table needs no field migration), under a transaction-scoped
+    /// advisory lock so that instances starting together do not race to create it.
     var createScript: String {
-        """
-        BEGIN;
-        SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
-        \(ifMissing(quotedName, """
+        let table = """
             CREATE TABLE \(quotedName) (
                 seq bigint GENERATED ALWAYS AS IDENTITY,
                 id \(keyType) PRIMARY KEY,
                 body \(storage.columnType) NOT NULL,
                 version bigint NOT NULL,
-                schema_version integer NOT NULL DEFAULT 1
+                schema_version integer NOT NULL DEFAULT 1\(fieldColumnDefinitions)
             )
-            """))
-        COMMIT;
-        """
+            """
+        return """
+            BEGIN;
+            SELECT pg_advisory_xact_lock(hashtext('swift-repositories:' || \(literal(name))));
+            \(ifMissing(quotedName, ([table] + fieldObjects).joined(separator: ";\n")))
+            COMMIT;
+            """
     }
 
     /// Creates the index on `seq` when missing, and the `schema_version` column a table an
