@@ -24,3 +24,15 @@ func upgradePostgresUntilKilled(connection: String, table: String, killAt: Int) 
     say("upgraded")
     await store.close()
 }
+
+/// Opens the FixtureEntity rows of `table` as ``IndexedFixtureEntity``, which declares two
+/// fields (adding and filling their columns), printing "opening" before, "opened" after, and
+/// "closed" once closed.
+func openPostgresIndexed(connection: String, table: String) async throws {
+    say("opening")
+    let store = try await PostgresRepository<IndexedFixtureEntity>(
+        connectionString: connection, options: PostgresOptions(tableName: table, poolSize: 1))
+    say("opened")
+    await store.close()
+    say("closed")
+}

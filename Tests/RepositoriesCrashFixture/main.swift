@@ -50,6 +50,9 @@
 //   RepositoriesCrashFixture postgres-upgrade <conninfo> <table> <kill-at>
 //       open a PostgresRepository at StockItems.V2, upgrading what version 1 wrote, and
 //       SIGKILL itself inside the upgrade of the <kill-at>-th row (see PostgresUpgrade.swift)
+//   RepositoriesCrashFixture postgres-open-indexed <conninfo> <table>
+//       print "opening", open the table's FixtureEntity rows as IndexedFixtureEntity (adding
+//       and filling its field columns), print "opened", close, print "closed"
 //   RepositoriesCrashFixture copy-of-record - writeThrough|fallback|wrapped
 //       build a two-tier stack with a system of record as its copy; print "built" if it let us
 import Foundation
@@ -208,6 +211,12 @@ do {
             exit(2)
         }
         try await upgradePostgresUntilKilled(connection: arguments[2], table: arguments[3], killAt: killAt)
+    case "postgres-open-indexed":
+        guard arguments.count == 4 else {
+            say("usage: postgres-open-indexed <conninfo> <table>")
+            exit(2)
+        }
+        try await openPostgresIndexed(connection: arguments[2], table: arguments[3])
     case "offline-first-endpoint-sync":
         guard arguments.count == 5 else {
             say("usage: offline-first-endpoint-sync <device-dir> <conninfo> <table>")

@@ -255,7 +255,7 @@ final class LineChild: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = outputPipe
         process.standardError = outputPipe
-        try process.run()
+        try process.runAlone()
         // A child that stalls must fail its test, not hang the suite.
         DispatchQueue.global().asyncAfter(deadline: .now() + 180) { [process] in
             if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
