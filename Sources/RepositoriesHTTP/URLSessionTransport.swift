@@ -40,6 +40,10 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Runs `request` as a data task; cancelling the calling task cancels the data task.
     ///
+    /// A cancelled call returns at once, without waiting for the session to report the
+    /// cancelled task: FoundationNetworking has been seen never to complete a task whose
+    /// connection the server closed, and a caller racing a timeout must not wait on it.
+    ///
     /// - Throws: the session's `URLError` when no response arrived, or `CancellationError`
     ///   when the calling task was cancelled.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
@@ -47,16 +51,16 @@ public struct URLSessionTransport: HTTPTransport {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let task = session.dataTask(with: request) { data, response, error in
-                        if let error {
-                            continuation.resume(throwing: error)
-                        } else if let response = response as? HTTPURLResponse {
-                            continuation.resume(returning: (data ?? Data(), response))
-                        } else {
-                            continuation.resume(throwing: URLError(.badServerResponse))
-                        }
-                    }
-                    handle.start(task)
+                    handle.start(
+                        session.dataTask(with: request) { data, response, error in
+                            if let error {
+                                handle.finish(.failure(error))
+                            } else if let response = response as? HTTPURLResponse {
+                                handle.finish(.success((data ?? Data(), response)))
+                            } else {
+                                handle.finish(.failure(URLError(.badServerResponse)))
+                            }
+                        }, answering: continuation)
                 }
             } onCancel: {
                 handle.cancel()
@@ -77,31 +81,48 @@ private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable 
     }
 }
 
-/// The data task of one request, which a cancellation may reach before the task exists.
+/// The data task of one request, which a cancellation may reach before the task exists, and
+/// the caller waiting for it, answered once: by the task's completion or by the cancellation,
+/// whichever comes first.
 private final class DataTaskHandle: Sendable {
     private struct State {
         var task: URLSessionDataTask?
+        var caller: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
         var cancelled = false
     }
 
     private let state = Mutex(State())
 
-    /// Starts `task`, or cancels it at once when the caller was cancelled already.
-    func start(_ task: URLSessionDataTask) {
+    /// Starts `task` for `caller`, or cancels both at once when the call was cancelled already.
+    func start(
+        _ task: URLSessionDataTask, answering caller: CheckedContinuation<(Data, HTTPURLResponse), any Error>
+    ) {
         let cancelled = state.withLock { state in
             state.task = task
+            state.caller = caller
             return state.cancelled
         }
         task.resume()
-        if cancelled { task.cancel() }
+        if cancelled { cancel() }
     }
 
-    /// Cancels the task, now or as soon as it starts.
+    /// Answers the caller, unless it was answered already.
+    func finish(_ result: Result<(Data, HTTPURLResponse), any Error>) {
+        let caller = state.withLock { state in
+            defer { state.caller = nil }
+            return state.caller
+        }
+        caller?.resume(with: result)
+    }
+
+    /// Cancels the task, now or as soon as it starts, and answers the caller with
+    /// `CancellationError` without waiting for the session.
     func cancel() {
         let task = state.withLock { state in
             state.cancelled = true
             return state.task
         }
         task?.cancel()
+        if task != nil { finish(.failure(CancellationError())) }
     }
 }

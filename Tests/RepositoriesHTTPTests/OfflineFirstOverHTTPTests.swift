@@ -103,6 +103,15 @@ import Testing
         }
     }
 
+    /// The configuration of a remote whose transport runs another client's write inside its
+    /// own request's time: the default timeout, 30 s, was seen to pass on a CI machine whose
+    /// whole suite left a task waiting that long for a thread.
+    static var patient: HTTPRepository<Todo>.Configuration {
+        var configuration = HTTPRepository<Todo>.Configuration()
+        configuration.timeout = .seconds(300)
+        return configuration
+    }
+
     /// A todo "Buy milk" at `url`, and a transport that lets another client save "Buy oat
     /// milk" just before each PUT it sends (with its own idempotency key: a detached task
     /// inherits none).
@@ -134,7 +143,7 @@ import Testing
             let directory = try TemporaryDirectory()
             let local = try await FileRepository<Todo>(fileURL: directory.file("todos.store"))
             let outbox = try await Outbox<Todo>(fileURL: directory.file("todos.outbox"))
-            let todos = HTTPRepository<Todo>(baseURL: url, transport: transport)
+            let todos = HTTPRepository<Todo>(baseURL: url, configuration: Self.patient, transport: transport)
                 .offlineFirst(local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
             try await todos.sync()
             try await todos.save(Todo(id: 1, title: "Buy milk and eggs"))
@@ -166,7 +175,7 @@ import Testing
             let directory = try TemporaryDirectory()
             let local = try await FileRepository<Todo>(fileURL: directory.file("todos.store"))
             let outbox = try await Outbox<Todo>(fileURL: directory.file("todos.outbox"))
-            let todos = HTTPRepository<Todo>(baseURL: url, transport: transport)
+            let todos = HTTPRepository<Todo>(baseURL: url, configuration: Self.patient, transport: transport)
                 .offlineFirst(local: local, outbox: outbox, conflicts: .serverWins, automaticSync: nil)
             try await todos.save(.milk)
 
@@ -195,7 +204,7 @@ import Testing
         try await withFixtureServer { server in
             let url = server.newCollection()
             let (other, transport) = try await Self.anotherClientWritingBeforeEachPUT(to: url)
-            let api = HTTPRepository<Todo>(baseURL: url, transport: transport)
+            let api = HTTPRepository<Todo>(baseURL: url, configuration: Self.patient, transport: transport)
             switch decorator {
             case "retrying": try await settleAgainstADecoratedRemote(api.retrying(.default))
             // The limit is not what this checks (the conditional write is): generous, since
