@@ -101,8 +101,8 @@ extension FixtureServer {
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.timeoutInterval = 30
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, response) = try await controlExchange(request, on: URLSession.shared)
+        let status = response.statusCode
         guard (200..<300).contains(status) else {
             throw ServerError(
                 "\(method) \(path) answered \(status): \(String(decoding: data, as: UTF8.self))")

@@ -1,4 +1,5 @@
 import Foundation
+import RepositoriesHTTP
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -206,8 +207,8 @@ final class FixtureServer: Sendable {
         request.httpMethod = method
         request.httpBody = body
         request.timeoutInterval = 30
-        let (data, response) = try await control.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, response) = try await controlExchange(request, on: control)
+        let status = response.statusCode
         guard (200..<300).contains(status) else {
             throw ServerError(
                 "\(method) \(path) answered \(status): \(String(decoding: data, as: UTF8.self))",
@@ -268,6 +269,25 @@ struct ServerError: Error, CustomStringConvertible {
     init(_ description: String, status: Int? = nil) {
         self.description = description
         self.status = status
+    }
+}
+
+/// Sends a test's own request to a fixture server, failing after 60 s whatever the session
+/// does: a local run once waited forever on a request whose connection the server had closed,
+/// which FoundationNetworking never completed, and a test must fail, not hang the suite.
+func controlExchange(_ request: URLRequest, on session: URLSession) async throws -> (Data, HTTPURLResponse) {
+    try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
+        group.addTask { try await URLSessionTransport(session: session).send(request) }
+        group.addTask {
+            try await Task.sleep(for: .seconds(60))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let answer = first else {
+            let line = "\(request.httpMethod ?? "GET") \(request.url?.path ?? "")"
+            throw ServerError("\(line) had no answer within 60 s")
+        }
+        return answer
     }
 }
 
