@@ -1,8 +1,14 @@
 import CPostgres
 import Foundation
 import Repositories
+import RepositoriesHTTP
 import RepositoriesPostgres
 import RepositoriesTestSupport
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension BenchmarkRun {
     /// Figure 8: `PostgresRepository` saves against raw libpq upserts of the same rows, with
@@ -142,14 +148,49 @@ extension BenchmarkRun {
                 return thresholds.count
             })
         blackHole(checksum)
+        let overHTTP = try await listScreenOverHTTP(
+            store, thresholds: Array(thresholds.prefix(quick ? 20 : 200)))
         await store.close()
         return [
             .cost(
                 15, "PostgresRepository: 20 highest prices below a threshold, \(Self.label(size)) rows",
                 measured: measured, baseline: baseline,
                 baselineName: "raw libpq prepared statement on the same index, decoding the same JSON",
-                target: 2, note: "one connection each")
+                target: 2, note: "one connection each"),
+            overHTTP,
         ]
+    }
+
+    /// Figure 15, HTTP: the same list screen asked of an `HTTPRepository` whose API is
+    /// `SyncEndpoint` over that table (every request through the client's and the endpoint's
+    /// HTTP handling and JSON, without sockets), with the lookup convention: the rows the
+    /// API sends per screen against the 20 it shows (target: at most one page more).
+    private func listScreenOverHTTP(_ store: PostgresRepository<PricedItem>, thresholds: [Double])
+        async throws
+        -> Figure
+    {
+        let transport = RowCountingTransport(SyncEndpointTransport(SyncEndpoint(store: store), at: "/priced"))
+        var configuration = HTTPRepository<PricedItem>.Configuration()
+        configuration.queries = .lookups(codePointTextOrder: true, tiebreak: [])
+        let api = HTTPRepository<PricedItem>(
+            baseURL: URL(string: "https://api.example/priced")!, configuration: configuration,
+            transport: transport)
+        var shown = 0
+        for threshold in thresholds {
+            let page = try await api.fetch(Self.highestBelow(threshold))
+            guard try await page.map(\.id) == store.fetch(Self.highestBelow(threshold)).map(\.id) else {
+                throw BenchmarkFailure(
+                    description: "HTTP: the list screen disagrees with the store at \(threshold)")
+            }
+            shown += page.count
+        }
+        let (rows, requests) = transport.counts
+        return Figure(
+            number: 15,
+            name: "HTTPRepository over SyncEndpoint (PostgreSQL): rows sent per list screen of 20",
+            measured: "\(rows) rows in \(requests) requests for \(thresholds.count) screens",
+            baseline: "\(shown) rows shown", ratio: Double(rows) / Double(max(shown, 1)), target: 2,
+            goal: .atMost)
     }
 }
 
@@ -271,4 +312,26 @@ final class RawPostgres: @unchecked Sendable {
 /// A baseline that could not run.
 struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String
+}
+
+/// A transport that counts the requests it passes on and the rows of the JSON arrays they
+/// answer.
+final class RowCountingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let tally = Mutex((rows: 0, requests: 0))
+
+    init(_ base: any HTTPTransport) {
+        self.base = base
+    }
+
+    /// The rows answered and the requests sent so far.
+    var counts: (rows: Int, requests: Int) { tally.withLock { $0 } }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (body, response) = try await base.send(request)
+        // An answer that is no array holds no rows; the repository reports it as it reads it.
+        let rows = (try? JSONSerialization.jsonObject(with: body) as? [Any])?.count ?? 0
+        tally.withLock { $0 = (rows: $0.rows + rows, requests: $0.requests + 1) }
+        return (body, response)
+    }
 }

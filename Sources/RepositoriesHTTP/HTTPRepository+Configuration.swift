@@ -82,6 +82,14 @@ extension HTTPRepository {
         /// configuration.changeFeed = .changesEndpoint()   // GET <collection>/changes?since=…
         /// ```
         public var changeFeed: ChangeFeed?
+        /// How the API takes a query as parameters of its own (`nil` by default: a query reads
+        /// the collection and runs on the device). The presets set the API's convention, so
+        /// `fetch(_:)` of a list screen's query asks for the rows it shows:
+        ///
+        /// ```swift
+        /// configuration.queries = .postgREST(codePointTextOrder: true)
+        /// ```
+        public var queries: HTTPQueryConvention?
 
         /// Creates a configuration; every parameter has the REST default.
         public init(
@@ -99,7 +107,8 @@ extension HTTPRepository {
             saveStrategy: HTTPSaveStrategy = .saveEndpoint,
             trailingSlash: Bool = false,
             idempotencyKeyHeader: String? = "Idempotency-Key",
-            changeFeed: ChangeFeed? = nil
+            changeFeed: ChangeFeed? = nil,
+            queries: HTTPQueryConvention? = nil
         ) {
             self.endpoints = endpoints
             self.coding = coding
@@ -116,6 +125,7 @@ extension HTTPRepository {
             self.trailingSlash = trailingSlash
             self.idempotencyKeyHeader = idempotencyKeyHeader
             self.changeFeed = changeFeed
+            self.queries = queries
         }
 
         /// Reads the collection in pages of `limit` by offset (`?offset=0&limit=100`, then

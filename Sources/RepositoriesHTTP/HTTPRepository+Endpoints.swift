@@ -49,6 +49,9 @@ extension HTTPRepository {
         /// Deletes several entities in one request (``HTTPRepository/delete(ids:)``); a `404`
         /// counts as done. Default: `nil`, one ``delete`` per ID.
         public var deleteBatch: (@Sendable ([ID], Resource) -> HTTPEndpoint)?
+        /// The request a query's parameters are added to (``Configuration/queries``): its
+        /// conditions, order and window. Default: `GET baseURL`.
+        public var query: @Sendable (Resource) -> HTTPEndpoint
 
         /// The REST defaults: `GET` the collection, `GET`, `PUT` and `DELETE` an item, `POST`
         /// the collection to create.
@@ -63,6 +66,7 @@ extension HTTPRepository {
             create = { _, resource in .post(resource.collection) }
             createBatch = nil
             deleteBatch = nil
+            query = { .get($0.collection) }
         }
     }
 

@@ -11,8 +11,16 @@ extension HTTPRepository.Configuration {
     /// `?offset=&limit=` (`pageSize` at most, the tutorials' `le=100`), `PUT` only replaces
     /// (so a save is `PUT`, then `POST` on `404`), keys are snake_case, and a create leaves the
     /// `id` out.
-    public static func fastAPI(pageSize: Int = 100) -> Self {
+    ///
+    /// - Parameters:
+    ///   - pageSize: the page size asked for, at most the app's `limit` bound.
+    ///   - queries: how the app takes a query's filters and order, if it does
+    ///     (``HTTPQueryConvention/lookups(orderingName:codePointTextOrder:tiebreak:maximumLimit:)``,
+    ///     the convention Docs/Queries.md shows a FastAPI app implementing); `nil` runs queries on
+    ///     the device over the collection.
+    public static func fastAPI(pageSize: Int = 100, queries: HTTPQueryConvention? = nil) -> Self {
         var configuration = Self()
+        configuration.queries = queries
         configuration.coding = configuration.coding.convertingKeysToSnakeCase().omittingOnCreate(["id"])
         configuration.saveStrategy = .putThenPostOnNotFound
         configuration.pageByOffset(limit: pageSize)
@@ -33,8 +41,14 @@ extension HTTPRepository.Configuration {
     ///   pagination has a `page_size_query_param`; `nil` takes the server's. Pages are
     ///   separate requests, so writes made while they are read can make a read miss or repeat
     ///   an entity: fewer, larger pages make that rarer.
-    public static func djangoREST(pageSize: Int? = nil) -> Self {
+    ///   - queries: how the API takes a query's filters and order, if it does
+    ///     (``HTTPQueryConvention/djangoFilter(codePointTextOrder:tiebreak:maximumLimit:)`` for
+    ///     django-filter, `OrderingFilter` and `LimitOffsetPagination`); `nil` runs queries on
+    ///     the device over the collection. It needs limit/offset pagination: an API that pages
+    ///     by page number would ignore the window asked for.
+    public static func djangoREST(pageSize: Int? = nil, queries: HTTPQueryConvention? = nil) -> Self {
         var configuration = Self()
+        configuration.queries = queries
         if let pageSize {
             configuration.endpoints.fetchAll = { resource in
                 .get(resource.collection).adding(query: [
@@ -72,9 +86,11 @@ extension HTTPRepository.Configuration {
     /// json-server (0.17): `/notes` and `/notes/{id}`, `PUT` of an unknown ID answers `404` (a
     /// save is `PUT`, then `POST` on `404`), a create leaves the `id` out (json-server would
     /// keep a placeholder), counts from `X-Total-Count` (`?_limit=1`), the collection in pages
-    /// of `pageSize` by its `Link` header.
+    /// of `pageSize` by its `Link` header, and queries by its filters, `_sort` and `_start`/`_limit`
+    /// as far as they answer as Swift does (``HTTPQueryConvention/jsonServer(maximumLimit:)``).
     public static func jsonServer(pageSize: Int = 1_000) -> Self {
         var configuration = Self()
+        configuration.queries = .jsonServer(maximumLimit: pageSize)
         configuration.coding = configuration.coding.omittingOnCreate(["id"])
         configuration.saveStrategy = .putThenPostOnNotFound
         configuration.endpoints.fetchAll = { resource in
@@ -93,8 +109,9 @@ extension HTTPRepository.Configuration {
     /// items are read and deleted by filter (`?id=eq.42`, `?id=in.(1,2)`), saves are upserts
     /// (`POST` with `Prefer: resolution=merge-duplicates`, a batch as one array: atomic),
     /// creates answer the stored rows (`Prefer: return=representation`), the table is read in
-    /// pages of `pageSize` by `offset`/`limit`, and counts come from `Content-Range`
-    /// (`Prefer: count=exact`).
+    /// pages of `pageSize` by `offset`/`limit`, counts come from `Content-Range`
+    /// (`Prefer: count=exact`), and queries become PostgREST's filters, `order`, `offset` and
+    /// `limit` (``HTTPQueryConvention/postgREST(codePointTextOrder:tiebreak:maximumLimit:)``).
     ///
     /// - Parameters:
     ///   - apiKey: the project's API key, sent as `apikey` with every request, and as the
@@ -104,11 +121,17 @@ extension HTTPRepository.Configuration {
     ///     neither skip nor repeat rows; `nil` leaves the order to the database.
     ///   - pageSize: rows per page; at most the server's `max-rows` (1,000 on Supabase).
     ///   - tokenProvider: the user's access token, asked per request.
+    ///   - codePointTextOrder: whether the table's text columns compare by code point
+    ///     (`COLLATE "C"`), as Swift does; only then do text ranges and sorts of a query run in
+    ///     the database.
     public static func postgREST(
         apiKey: String? = nil, primaryKey: String = "id", order: String? = nil, pageSize: Int = 1_000,
-        tokenProvider: (@Sendable () async throws -> String?)? = nil
+        tokenProvider: (@Sendable () async throws -> String?)? = nil, codePointTextOrder: Bool = false
     ) -> Self {
         var configuration = Self()
+        configuration.queries = .postgREST(
+            codePointTextOrder: codePointTextOrder, tiebreak: order.map { [$0] } ?? [], maximumLimit: pageSize
+        )
         if let apiKey {
             configuration.headers["apikey"] = apiKey
             configuration.tokenProvider = { try await tokenProvider?() ?? apiKey }

@@ -11,7 +11,7 @@ extension HTTPRepository.Configuration {
     /// configuration.softDeleting(column: "deleted")
     /// ```
     ///
-    /// - `fetch(id:)`, `fetchAll()` and `count()` read only rows not deleted
+    /// - `fetch(id:)`, `fetchAll()`, `count()` and queries read only rows not deleted
     ///   (`&deleted=is.false` after their filters).
     /// - `delete(id:)`, `delete(ids:)` and `deleteAll()` send `PATCH` with `{"deleted": true}`
     ///   to the filter the `DELETE` had, narrowed to rows not deleted yet (a row deleted twice
@@ -40,9 +40,12 @@ extension HTTPRepository.Configuration {
             copy.body = marked
             return copy
         }
-        let (fetch, fetchAll, count) = (endpoints.fetch, endpoints.fetchAll, endpoints.count)
+        let (fetch, fetchAll, count, query) = (
+            endpoints.fetch, endpoints.fetchAll, endpoints.count, endpoints.query
+        )
         endpoints.fetch = { id, resource in notDeleted(fetch(id, resource)) }
         endpoints.fetchAll = { resource in notDeleted(fetchAll(resource)) }
+        endpoints.query = { resource in notDeleted(query(resource)) }
         if let count { endpoints.count = { resource in notDeleted(count(resource)) } }
         let (delete, deleteBatch, deleteAll) = (endpoints.delete, endpoints.deleteBatch, endpoints.deleteAll)
         endpoints.delete = { id, resource in markDeleted(delete(id, resource)) }

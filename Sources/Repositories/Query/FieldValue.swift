@@ -118,3 +118,23 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
         return text.utf8.starts(with: prefix.utf8)
     }
 }
+
+extension FieldValue {
+    /// The smallest text after every text starting with `prefix`, in code-point order: the
+    /// prefix with its last scalar raised by one (past the surrogates, which no text holds),
+    /// a last U+10FFFF dropped first; `nil` when nothing is left. It is valid text, as
+    /// PostgreSQL demands, and it is not normalised: it is a bound, not a value. SQL stores
+    /// and APIs that order text by code point run a prefix as `>= prefix AND < bound`.
+    package static func prefixUpperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            guard last.value < 0x10FFFF else { continue }
+            let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+            scalars.append(Unicode.Scalar(next)!)
+            var bound = String.UnicodeScalarView()
+            bound.append(contentsOf: scalars)
+            return String(bound)
+        }
+        return nil
+    }
+}

@@ -123,6 +123,15 @@ public struct Query<Entity>: Sendable {
         conditions.allSatisfy { $0.matches(entity) } && predicates.allSatisfy { $0(entity) }
     }
 
+    /// A copy that also requires `condition`, for code that builds conditions from declared
+    /// fields found at run time (a server reading a request's parameters), where `where(_:)`'s
+    /// `QueryableEntity` constraint is not known.
+    package func requiring(_ condition: FieldCondition<Entity>) -> Query {
+        var copy = self
+        copy.conditions.append(condition)
+        return copy
+    }
+
     /// Whether the query filters at all, by condition or by closure.
     package var filters: Bool { !conditions.isEmpty || !predicates.isEmpty }
 
@@ -174,7 +183,7 @@ public struct Query<Entity>: Sendable {
         return Array(result[start..<end])
     }
 
-    func stableSorted(_ entities: [Entity]) -> [Entity] {
+    package func stableSorted(_ entities: [Entity]) -> [Entity] {
         // Ties fall back to the position, so equal keys keep stored order whatever the
         // standard library's sort guarantees.
         entities.enumerated().sorted { lhs, rhs in

@@ -136,6 +136,14 @@ package enum DeclaredFields {
         return fields
     }
 
+    /// A declared name in lower camel case, as Swift's default keys spell the property it is
+    /// usually named after: `found_at` → `foundAt`.
+    package static func lowerCamelCase(_ name: String) -> String {
+        let words = name.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = words.first else { return name }
+        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
     private static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 48,
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)

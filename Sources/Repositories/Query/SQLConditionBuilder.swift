@@ -186,7 +186,7 @@ package struct SQLConditionBuilder<Entity> {
             return "\(column) IS \(negated ? "" : "NOT ")NULL"
         }
         let lower = parameter(.text(prefix), field)
-        guard let bound = Self.upperBound(of: prefix) else {
+        guard let bound = FieldValue.prefixUpperBound(prefix) else {
             // Only U+10FFFF…: every text at or after the prefix starts with it.
             return negated ? "(\(column) IS NULL OR \(column) < \(lower))" : "\(column) >= \(lower)"
         }
@@ -194,23 +194,6 @@ package struct SQLConditionBuilder<Entity> {
         return negated
             ? "(\(column) IS NULL OR \(column) < \(lower) OR \(column) >= \(upper))"
             : "(\(column) >= \(lower) AND \(column) < \(upper))"
-    }
-
-    /// The smallest text after every text starting with `prefix`, in code-point order: the
-    /// prefix with its last scalar raised by one (past the surrogates, which no text holds),
-    /// a last U+10FFFF dropped first; `nil` when nothing is left. It is valid text, as
-    /// PostgreSQL demands, and it is not normalised: it is a bound, not a value.
-    static func upperBound(of prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            guard last.value < 0x10FFFF else { continue }
-            let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
-            scalars.append(Unicode.Scalar(next)!)
-            var bound = String.UnicodeScalarView()
-            bound.append(contentsOf: scalars)
-            return String(bound)
-        }
-        return nil
     }
 }
 

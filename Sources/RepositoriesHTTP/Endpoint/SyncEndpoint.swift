@@ -20,7 +20,7 @@ import Repositories
 ///
 /// | request | answer |
 /// |---|---|
-/// | `GET` | every entity, a JSON array (`?offset=&limit=` for a page) |
+/// | `GET` | every entity, a JSON array (`?offset=&limit=` for a page); with the lookup convention's parameters (`points__lt=500&order_by=-points`), the entities the query selects, run by the store (`HTTPQueryConvention.lookups(…)`; `400` for a field the entity does not declare) |
 /// | `GET /changes?since=&limit=` | the change feed's page; `410` for a cursor too old |
 /// | `GET /{id}` | the entity, or `404` |
 /// | `PUT /{id}` | saves it: `201` created, `200` replaced, the entity stored as the body; with `If-None-Match: *`, `412` when the ID is held |
@@ -106,12 +106,25 @@ where Store.Entity: Codable, Store.ID: Codable {
 
     // MARK: Reading
 
+    /// A page of the collection, or of a query in the lookup convention, run by the store
+    /// where it keeps the data (SQL in `PostgresRepository`).
     private func list(_ request: SyncRequest) async throws -> SyncResponse {
-        let all = try await store.fetchAll()
-        let offset = max(0, request.queryItem("offset").flatMap(Int.init) ?? 0)
-        let limit = request.queryItem("limit").flatMap(Int.init).map { min(max(1, $0), maximumPageSize) }
-        let page = limit.map { Array(all.dropFirst(offset).prefix($0)) } ?? Array(all.dropFirst(offset))
-        return .json(200, try encode(page))
+        var query = Query<Store.Entity>()
+        if let fields = DeclaredFields.of(Store.Entity.self) {
+            do {
+                query = try LookupQuery.parse(request.query, fields: fields) ?? query
+            } catch let refusal as LookupQuery<Store.Entity>.Refusal {
+                return .problem(400, refusal.detail)
+            }
+        } else if let parameter = request.query.first(where: {
+            !LookupQuery<Store.Entity>.reserved.contains($0.name)
+        }) {
+            return .problem(
+                400, "\(Store.Entity.self) declares no queryable fields; \(parameter.name) cannot filter it")
+        }
+        query.offset = max(0, request.queryItem("offset").flatMap(Int.init) ?? 0)
+        query.limit = request.queryItem("limit").flatMap(Int.init).map { min(max(0, $0), maximumPageSize) }
+        return .json(200, try encode(try await store.fetch(query)))
     }
 
     private func read(_ id: Store.ID) async throws -> SyncResponse {

@@ -1,8 +1,10 @@
 """A FastAPI app written the way FastAPI's tutorial writes one, for the HTTPRepository tests.
 
-Two resources, kept in memory:
+Three resources, kept in memory:
     /notes/    server-assigned integer IDs and a created_at timestamp (NoteCreate has no id)
     /tasks/    client-chosen UUIDs (TaskCreate takes an optional id; a known one answers 409)
+    /scores/   client-chosen integer IDs, listed by Docs/Queries.md's query convention
+               (field lookups, order_by, offset and limit)
 Lists are plain arrays read with ?offset=&limit= (limit at most 100); PUT only replaces
 (404 for an unknown ID; 412 with If-None-Match: * for a known one); DELETE answers
 {"ok": true}, or 404.
@@ -51,7 +53,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
 import uvicorn
-from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi import FastAPI, Header, HTTPException, Query, Request
 from pydantic import BaseModel
 
 app = FastAPI()
@@ -469,6 +471,119 @@ class QuietLostAnswers(logging.Filter):
 
 
 hostile = Hostile(app)
+
+
+class Score(BaseModel):
+    """A game's score, whose ID the client chooses: the resource the query tests read."""
+    id: int
+    player: str
+    points: int
+    rating: float
+    level: int | None = None
+    finished_at: datetime | None = None
+
+
+scores: dict[int, Score] = {}
+LOOKUPS = ("lt", "lte", "gt", "gte", "in", "isnull", "startswith")
+
+
+def lookup_value(field: str, text: str):
+    """A parameter's text as the field's type."""
+    kind = Score.model_fields[field].annotation
+    if kind in (int, int | None):
+        return int(text)
+    if kind is float:
+        return float(text)
+    if kind == datetime | None:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return text
+
+
+def lookup_holds(value, lookup: str, operand) -> bool:
+    """Whether a score's value meets one lookup, as SQL answers it: None meets no comparison."""
+    if lookup == "isnull":
+        return (value is None) == operand
+    if value is None:
+        return False
+    if lookup == "in":
+        return value in operand
+    if lookup == "startswith":
+        return value.startswith(operand)
+    return {"": value == operand, "lt": value < operand, "lte": value <= operand,
+            "gt": value > operand, "gte": value >= operand}[lookup]
+
+
+@app.get("/scores/")
+def read_scores(request: Request, offset: int = 0, limit: Annotated[int, Query(ge=0, le=100)] = 100,
+                order_by: str | None = None) -> list[Score]:
+    """The scores that meet every lookup (Docs/Queries.md's convention: `field=v`,
+    `field__lt=v`, `__lte`, `__gt`, `__gte`, `__in=a,b`, `__isnull=true`, `__startswith=p`),
+    in the order of `order_by` (fields comma-separated, `-` for descending; None first when
+    ascending), ties in insertion order; an unknown field or lookup answers 400."""
+    conditions = []
+    for name, text in request.query_params.multi_items():
+        if name in ("offset", "limit", "order_by"):
+            continue
+        field, _, lookup = name.partition("__")
+        if field not in Score.model_fields or (lookup and lookup not in LOOKUPS):
+            raise HTTPException(status_code=400, detail="Unknown filter: " + name)
+        try:
+            if lookup == "isnull":
+                operand = {"true": True, "false": False}[text]
+            elif lookup == "in":
+                operand = [lookup_value(field, part) for part in text.split(",")]
+            else:
+                operand = lookup_value(field, text)
+        except (KeyError, ValueError):
+            raise HTTPException(status_code=400, detail="Bad value for %s: %s" % (name, text))
+        conditions.append((field, lookup, operand))
+    with lock:
+        rows = [s for s in scores.values()
+                if all(lookup_holds(getattr(s, f), l, o) for f, l, o in conditions)]
+    for term in reversed((order_by or "").split(",") if order_by else []):
+        field = term.lstrip("-")
+        if field not in Score.model_fields:
+            raise HTTPException(status_code=400, detail="Unknown order: " + term)
+        present = [s for s in rows if getattr(s, field) is not None]
+        absent = [s for s in rows if getattr(s, field) is None]
+        descending = term.startswith("-")
+        present.sort(key=lambda s: getattr(s, field), reverse=descending)
+        rows = present + absent if descending else absent + present
+    return rows[offset:offset + limit]
+
+
+@app.get("/scores/{score_id}")
+def read_score(score_id: int) -> Score:
+    with lock:
+        if score_id not in scores:
+            raise HTTPException(status_code=404, detail="Score not found")
+        return scores[score_id]
+
+
+@app.post("/scores/", status_code=201)
+def create_score(score: Score) -> Score:
+    with lock:
+        if score.id in scores:
+            raise HTTPException(status_code=409, detail="Score exists")
+        scores[score.id] = score
+        return score
+
+
+@app.put("/scores/{score_id}")
+def replace_score(score_id: int, score: Score) -> Score:
+    with lock:
+        if score_id not in scores:
+            raise HTTPException(status_code=404, detail="Score not found")
+        scores[score_id] = score.model_copy(update={"id": score_id})
+        return scores[score_id]
+
+
+@app.delete("/scores/{score_id}")
+def delete_score(score_id: int):
+    with lock:
+        if scores.pop(score_id, None) is None:
+            raise HTTPException(status_code=404, detail="Score not found")
+    return {"ok": True}
 
 
 def main():

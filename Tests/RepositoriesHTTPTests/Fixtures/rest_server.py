@@ -39,14 +39,16 @@ Collections named "slashed-..." behave like Django: a path without a trailing sl
 PostgREST (/rest/v1/<table>), following its documented conventions
     every request needs an apikey header and Authorization: Bearer <token>, else 401
     filters (horizontal filtering): <col>=<op>.<v> with op eq, neq, gt, gte, lt, lte,
-        in.(<v>,...), is.null|true|false, each negated by not. (not.is.null); and the logical
+        in.(<v>,...), is.null|true|false, like.<pattern> (* or % any run, _ one character,
+        case-sensitive), each negated by not. (not.is.null); and the logical
         trees or=(<filter>,...) and and=(...), nested as and(...)/or(...) and negated as
         not.and(...), whose filters are <col>.<op>.<v> with values in double quotes when they
         hold , . : ( ) (a backslash escapes " and \ inside). Numbers compare as numbers,
         booleans as booleans, ISO 8601 timestamps as instants, other text by code point (a
         database compares text by its collation; the fixture's order and its filters agree,
         which is what paging needs)
-    GET    /rest/v1/<t>?<filters>&order=<col>[.asc|.desc],...&limit=N&offset=K&select=<cols>
+    GET    /rest/v1/<t>?<filters>&order=<col>[.asc|.desc][.nullsfirst|.nullslast],...&limit=N&offset=K&select=<cols>
+                       (NULLs last ascending and first descending unless the order says)
                        rows as a JSON array, Content-Range: <first>-<last>/<total or *>
                        (*/<total> when empty; the total with Prefer: count=exact);
                        Accept: application/vnd.pgrst.object+json: the one row as an object,
@@ -532,11 +534,14 @@ class Handler(BaseHTTPRequestHandler):
         order = (query.get("order") or [None])[0]
         if order:
             for term in reversed(order.split(",")):  # stable sorts, the last key first
-                column, _, direction = term.partition(".")
+                column, *modifiers = term.split(".")
+                descending = "desc" in modifiers
+                # PostgreSQL's default: NULLs sort as if larger than every value.
+                nulls_first = "nullsfirst" in modifiers or (descending and "nullslast" not in modifiers)
                 present = [row for row in rows if row.get(column) is not None]
-                present.sort(key=lambda row: sort_value(row[column]), reverse=direction.startswith("desc"))
+                present.sort(key=lambda row: sort_value(row[column]), reverse=descending)
                 absent = [row for row in rows if row.get(column) is None]
-                rows = present + absent  # nulls last, PostgreSQL's default
+                rows = absent + present if nulls_first else present + absent
         total = len(rows)
         offset = int((query.get("offset") or ["0"])[0])
         limit = query.get("limit")
@@ -789,6 +794,8 @@ def filter_holds(cell, expression):
         held = {"null": cell is None, "true": cell is True, "false": cell is False}.get(operand, False)
     elif operator == "in":
         held = cell is not None and any(compare(cell, v) == 0 for v in parse_in_list(operand))
+    elif operator == "like":
+        held = isinstance(cell, str) and like(unicodedata.normalize("NFC", cell), operand)
     elif cell is None:
         held = False
     else:
@@ -798,6 +805,14 @@ def filter_holds(cell, expression):
             "lt": order < 0, "lte": order <= 0,
         }.get(operator, False)
     return held != negated
+
+
+def like(text, pattern):
+    """Whether text matches a LIKE pattern, case-sensitively, as PostgreSQL's LIKE does: `*`
+    (PostgREST's spelling) and `%` match any run of characters, `_` one character."""
+    expression = "".join(
+        ".*" if c in "*%" else "." if c == "_" else re.escape(c) for c in pattern)
+    return re.fullmatch(expression, text, re.DOTALL) is not None
 
 
 def split_top(text):

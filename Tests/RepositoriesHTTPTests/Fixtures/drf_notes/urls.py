@@ -6,6 +6,7 @@ from notes import views
 router = routers.DefaultRouter()
 router.register(r"notes", views.NoteViewSet)
 router.register(r"tasks", views.TaskViewSet)
+router.register(r"scores", views.ScoreViewSet)
 
 urlpatterns = [
     path("", include(router.urls)),

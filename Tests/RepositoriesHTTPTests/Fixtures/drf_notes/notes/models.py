@@ -28,6 +28,21 @@ class Task(models.Model):
         ordering = ["created_at"]
 
 
+class Score(models.Model):
+    """A game's score, whose ID the client chooses: the resource the query tests read, listed
+    by django-filter's lookups, OrderingFilter and LimitOffsetPagination."""
+
+    id = models.BigIntegerField(primary_key=True)
+    player = models.TextField(blank=True)
+    points = models.BigIntegerField()
+    rating = models.FloatField()
+    level = models.IntegerField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
 class Change(models.Model):
     """An entry of a resource's change feed: the last change of one item, numbered. Written in
     the write's own transaction, in place of the item's older entry; SQLite admits one writer

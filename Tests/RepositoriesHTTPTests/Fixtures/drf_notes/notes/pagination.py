@@ -1,4 +1,4 @@
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.pagination import LimitOffsetPagination, PageNumberPagination
 
 
 class StandardPagination(PageNumberPagination):
@@ -8,3 +8,10 @@ class StandardPagination(PageNumberPagination):
     page_size = 10
     page_size_query_param = "page_size"
     max_page_size = 1000
+
+
+class ScorePagination(LimitOffsetPagination):
+    """Limit/offset pagination, which a client's query windows need: `?limit=20&offset=40`."""
+
+    default_limit = 100
+    max_limit = 1000

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from notes.models import Note, Task
+from notes.models import Note, Score, Task
 
 
 class NoteSerializer(serializers.ModelSerializer):
@@ -13,3 +13,9 @@ class TaskSerializer(serializers.ModelSerializer):
     class Meta:
         model = Task
         fields = ["id", "title", "rank", "done", "due_at", "created_at"]
+
+
+class ScoreSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Score
+        fields = ["id", "player", "points", "rating", "level", "finished_at"]

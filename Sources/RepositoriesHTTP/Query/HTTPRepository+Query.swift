@@ -1,0 +1,202 @@
+import Foundation
+import Repositories
+
+extension HTTPRepository {
+    /// Runs `query` on the API as far as ``Configuration/queries`` can write it, and the rest
+    /// on the device over what the API sends.
+    ///
+    /// ```swift
+    /// let scores = HTTPRepository<Score>(baseURL: table, configuration: .postgREST(apiKey: key))
+    /// let top = try await scores.fetch(
+    ///     Query<Score>().where(\.points < 500_000).sorted(by: \.points, .descending).limit(20))
+    /// // GET …/scores?points=lt.500000&order=points.desc.nullslast&offset=0&limit=20
+    /// ```
+    ///
+    /// - When every condition is sent and the API sorts, the offset and limit are sent too:
+    ///   one request of `limit` rows (several when `limit` exceeds
+    ///   ``HTTPQueryConvention/maximumLimit``).
+    /// - When part of the query runs on the device and the API sorts, the API's answer is read
+    ///   in windows of ``HTTPQueryConvention/maximumLimit`` until the query has its rows.
+    /// - When the API cannot sort as asked, every row the sent conditions select is read, and
+    ///   the device sorts.
+    /// - Without ``Configuration/queries``, the collection is read whole (``fetchAll()``).
+    ///
+    /// Every row must meet the conditions sent and come in the order asked; windows are
+    /// separate requests, so writes made while they are read can make a row repeat or be
+    /// missed, as in ``fetchAll()``.
+    ///
+    /// - Throws: `rejected` for a query that does not validate; `corrupted` naming the row
+    ///   when the API answers a row that does not meet a condition sent, answers rows out of
+    ///   the order asked, or more rows than asked (it ignored a parameter); else
+    ///   `RepositoryError` as the type's documentation lists.
+    public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
+        try query.validate()
+        guard let convention = configuration.queries else { return try query.apply(to: try await fetchAll()) }
+        let plan = HTTPQueryPlan(query, convention: convention, apiName: apiName)
+        if plan.windowsOnServer {
+            return try await read(plan, convention, from: query.offset, wanting: query.limit)
+        }
+        guard plan.sortsOnServer else {
+            let rows = try await read(plan, convention, from: 0, wanting: nil)
+            return Self.window(query.stableSorted(rows), of: query)
+        }
+        let wanted = query.limit.map { query.offset.addingReportingOverflow($0) }.flatMap {
+            $0.overflow ? nil : $0.partialValue
+        }
+        let rows = try await read(plan, convention, from: 0, wanting: nil, stoppingAt: wanted)
+        return Self.window(rows, of: query)
+    }
+
+    /// Counts what `query` selects: with ``Endpoints/count`` and every condition sent, one
+    /// request carrying the conditions (PostgREST's `Prefer: count=exact`, DRF's `count`,
+    /// json-server's `X-Total-Count`); otherwise the rows are read as ``fetch(_:)`` reads
+    /// them, and counted.
+    ///
+    /// - Throws: as ``fetch(_:)`` does.
+    public func count(_ query: Query<Entity>) async throws -> Int {
+        try query.validate()
+        guard let convention = configuration.queries else {
+            return try query.apply(to: try await fetchAll()).count
+        }
+        let plan = HTTPQueryPlan(query, convention: convention, apiName: apiName)
+        guard !plan.filtersOnDevice, let count = configuration.endpoints.count else {
+            var everything = query
+            everything.offset = 0
+            everything.limit = nil
+            return query.finishedCount(matching: try await fetch(everything).count)
+        }
+        let endpoint = count(resource).addingQueryParameters(plan.conditionItems)
+        let reply = try await exchange(endpoint, operation: "count(_:)")
+        try check(reply)
+        let matches = try decode(reply, as: "a count", record: "count", configuration.coding.decodeCount)
+        return query.finishedCount(matching: matches)
+    }
+
+    /// The rows of the API's answer to `plan` from `offset` on that pass the device's part,
+    /// `wanting` rows of the answer at most, stopping once `stoppingAt` rows passed.
+    private func read(
+        _ plan: HTTPQueryPlan<Entity>, _ convention: HTTPQueryConvention, from offset: Int, wanting: Int?,
+        stoppingAt enough: Int? = nil
+    ) async throws -> [Entity] {
+        var kept: [Entity] = []
+        var offset = offset
+        var remaining = wanting
+        var previous: Entity?
+        var requests = 0
+        let order = plan.orderItems ?? plan.collectionOrderItems
+        while remaining.map({ $0 > 0 }) ?? true {
+            if let enough, kept.count >= enough { break }
+            try Task.checkCancellation()
+            let size = min(remaining ?? convention.maximumLimit, convention.maximumLimit)
+            var endpoint = configuration.endpoints.query(resource).addingQueryParameters(
+                plan.conditionItems + order + convention.window(offset, size))
+            for (name, value) in convention.headers { endpoint.headers[name] = value }
+            requests += 1
+            if requests > configuration.maximumPages {
+                var error = RepositoryError.corrupted(
+                    "The query \(plan.description) read \(configuration.maximumPages) windows without reaching its end",
+                    location: endpoint.url.absoluteString)
+                error.recovery =
+                    "Raise Configuration.maximumPages, or check the API's offset and limit parameters"
+                throw error
+            }
+            let reply = try await exchange(endpoint, operation: "fetch(_:)")
+            try check(reply)
+            let page = try decode(
+                reply, as: "a window of \(Entity.self) values", record: "window \(requests)",
+                configuration.coding.decodePage)
+            let rows = page.entities
+            // More rows than asked, or fewer with a link to more: the window was not read.
+            if rows.count > size || (rows.count < size && page.next != nil) {
+                throw answerError(
+                    "answered \(rows.count) rows\(page.next == nil ? "" : " and a next page") where \(size) were asked for",
+                    plan, reply,
+                    recovery:
+                        "Check that the API pages by the convention's window parameters (limit and offset)")
+            }
+            for row in rows {
+                if let unmet = plan.unmetSentCondition(row) {
+                    throw answerError(
+                        "answered \(describe(row.id)), which does not meet \(unmet)", plan, reply,
+                        recovery: "Check that the API filters by the parameters sent")
+                }
+                if plan.sortsOnServer, let before = previous,
+                    plan.query.order(before, row) == .orderedDescending
+                {
+                    throw answerError(
+                        "answered \(describe(row.id)) (\(Self.sortValues(of: row, plan.query))) after "
+                            + "\(describe(before.id)) (\(Self.sortValues(of: before, plan.query))), out of the order asked",
+                        plan, reply,
+                        recovery:
+                            "Check that the API sorts by the parameters sent, and compares text as the convention says"
+                    )
+                }
+                previous = row
+                if plan.passesOnDevice(row) { kept.append(row) }
+            }
+            offset += rows.count
+            remaining = remaining.map { $0 - rows.count }
+            if rows.count < size { break }
+        }
+        return kept
+    }
+
+    /// The key of the declared field `name` in the API's JSON: `name` itself when the coding
+    /// converts keys to snake case, or writes them its own way; in lower camel case with
+    /// Swift's default keys (`found_at` → `foundAt`).
+    private func apiName(_ name: String) -> String {
+        if case .useDefaultKeys = configuration.coding.makeEncoder().keyEncodingStrategy {
+            return DeclaredFields.lowerCamelCase(name)
+        }
+        return name
+    }
+
+    /// A `corrupted` error for an answer that does not match the query sent.
+    private func answerError(
+        _ what: String, _ plan: HTTPQueryPlan<Entity>, _ reply: HTTPReply, recovery: String
+    ) -> RepositoryError {
+        var error = RepositoryError.corrupted(
+            "The API \(what) (\(reply.method) \(reply.url.absoluteString), for the query \(plan.description))",
+            location: reply.url.absoluteString)
+        error.recovery =
+            recovery
+            + ", or set Configuration.queries to a convention it follows (nil runs queries on the device)"
+        return error
+    }
+
+    /// `price 3.5, name "Ab"`: the values of `entity` the query sorts by.
+    private static func sortValues(of entity: Entity, _ query: Query<Entity>) -> String {
+        query.sortKeys.compactMap(\.field).map { field in
+            let value = field.value(entity)
+            return "\(field.name) \(value.parameterText ?? value.description)"
+        }.joined(separator: ", ")
+    }
+
+    /// `rows` after the query's offset, up to its limit.
+    private static func window(_ rows: [Entity], of query: Query<Entity>) -> [Entity] {
+        let start = min(query.offset, rows.count)
+        let end = query.limit.map { min(rows.count, start + $0) } ?? rows.count
+        return Array(rows[start..<end])
+    }
+}
+
+extension HTTPEndpoint {
+    /// A copy whose URL carries `items` after any it has, each name and value escaped to RFC
+    /// 3986's unreserved characters and `,():*` (a `+` is sent as `%2B`, which a server would
+    /// otherwise read as a space).
+    func addingQueryParameters(_ items: [URLQueryItem]) -> HTTPEndpoint {
+        guard !items.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return self
+        }
+        let allowed = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~,():*")
+        func escaped(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        }
+        let added = items.map { escaped($0.name) + "=" + escaped($0.value ?? "") }.joined(separator: "&")
+        components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + added } ?? added
+        var copy = self
+        copy.url = components.url ?? url
+        return copy
+    }
+}
