@@ -115,6 +115,62 @@ import Testing
         }
     }
 
+    @Test func aServerThatCapsItsWindowsIsReadOn() async throws {
+        try await withFixtureServer { server in
+            let transport = CountingTransport(cappingLimitAt: 7)
+            let specimens = try await Self.specimenTable(server, count: 60, seed: 6, transport: transport)
+            // Read whole by a repository the cap does not reach: fetchAll's pages would stop at 7.
+            let everything = try await HTTPRepository<Specimen>(
+                baseURL: specimens.baseURL, configuration: specimens.configuration
+            ).fetchAll()
+            #expect(everything.count == 60)
+            let screen = Query<Specimen>().sorted(by: \.year, .descending).offset(3).limit(20)
+            let before = transport.urls.count
+            #expect(
+                try await specimens.fetch(screen).map(\.id) == (try screen.apply(to: everything)).map(\.id))
+            #expect(transport.urls.count - before == 3, "20 rows in windows of 7")
+        }
+    }
+
+    @Test func anAPIThatIgnoresTheOffsetIsCaughtAtTheSecondWindow() async throws {
+        try await withFixtureServer { server in
+            let transport = CountingTransport(droppingParameter: "offset")
+            let specimens = try await Self.specimenTable(server, count: 40, seed: 9, transport: transport)
+            let error = await #expect(throws: RepositoryError.self) {
+                // A closure filter: the answer is read a window at a time.
+                try await specimens.fetch(Query().filter { $0.id >= 0 })
+            }
+            #expect(error?.code == .corrupted)
+            #expect(error?.reason.contains("in two windows") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test func conditionsTheAPIWouldMisreadStayOnTheDevice() async throws {
+        struct Reading: Identifiable, Codable, Sendable, QueryableEntity {
+            var id: Int
+            var level: Float
+            var limit: Int
+            var points: Int
+            static let queryableFields: [QueryableField<Reading>] = [
+                QueryableField(\.level, name: "level"), QueryableField(\.limit, name: "limit"),
+                QueryableField(\.points, name: "points"),
+            ]
+        }
+        let transport = RecordingTransport { _ in (200, [:], "[]") }
+        let url = try #require(URL(string: "https://api.example.com/readings/"))
+        let readings = HTTPRepository<Reading>(
+            baseURL: url, configuration: .fastAPI(queries: .lookups()), transport: transport)
+        // A Float is written 0.1 in JSON but compared as 0.10000000149011612; `limit` is the
+        // window's own parameter; Django and FastAPI read only the last of two `points__gte`.
+        _ = try await readings.fetch(
+            Query().where(\.level == 0.1).where(\.limit == 3).where(\.points >= 20).where(\.points >= 10)
+                .sorted(by: \.level).limit(5))
+        #expect(
+            transport.requests.map(\.line) == [
+                "GET /readings/?points__gte=20&order_by=level,id&offset=0&limit=100"
+            ])
+    }
+
     @Test func fastAPIAnswersWhatTheDeviceAnswers() async throws {
         try await withFramework(.fastAPI) { server in
             let transport = CountingTransport()
@@ -326,16 +382,22 @@ struct Score: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
 }
 
 /// A transport that records each request's URL and passes it to `base` (a real one by
-/// default) and, for the tests of an API that ignores a parameter, drops that parameter from
-/// every `GET` before sending it.
+/// default); for the tests of an API that ignores a parameter, it drops that parameter from
+/// every `GET`, and for those of a server that caps its windows, it lowers every `limit`.
 final class CountingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let dropped: String?
     private let sent = Mutex<[URL]>([])
 
-    init(base: any HTTPTransport = URLSessionTransport(), droppingParameter dropped: String? = nil) {
+    private let cap: Int?
+
+    init(
+        base: any HTTPTransport = URLSessionTransport(), droppingParameter dropped: String? = nil,
+        cappingLimitAt cap: Int? = nil
+    ) {
         self.base = base
         self.dropped = dropped
+        self.cap = cap
     }
 
     /// The URLs sent, in order, as they left.
@@ -348,6 +410,15 @@ final class CountingTransport: HTTPTransport {
         {
             components.percentEncodedQuery = components.percentEncodedQuery?.split(separator: "&")
                 .filter { !$0.hasPrefix(dropped + "=") }.joined(separator: "&")
+            request.url = components.url
+        }
+        if let cap, request.httpMethod == "GET", let url = request.url,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        {
+            components.queryItems = components.queryItems?.map { item in
+                guard item.name == "limit", let asked = item.value.flatMap(Int.init) else { return item }
+                return URLQueryItem(name: "limit", value: String(min(asked, cap)))
+            }
             request.url = components.url
         }
         if let url = request.url { sent.withLock { $0.append(url) } }

@@ -14,6 +14,10 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
     @usableFromInline package let keyPath: AnyKeyPath & Sendable
     /// Reads the field's value from an entity.
     @usableFromInline package let value: @Sendable (Entity) -> FieldValue
+    /// Whether the property is a `Float` (or an optional one), whose value a JSON encoder
+    /// writes with fewer digits than the `Double` it is compared as: an API holding that text
+    /// compares another number than Swift does.
+    @usableFromInline package let isSinglePrecision: Bool
 
     /// Declares the property at `keyPath`, kept under `name`.
     ///
@@ -31,6 +35,7 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
         self.isOptional = Value.isOptional
         self.keyPath = keyPath
         self.value = { $0[keyPath: keyPath].fieldValue }
+        self.isSinglePrecision = Value.self == Float.self || Value.self == Float?.self
     }
 
     /// The name, the type, and `?` when optional: `mass: double?`.

@@ -67,7 +67,10 @@ struct LookupQuery<Entity> {
     ) throws -> FieldCondition<Entity> {
         let operand = FieldOperand(field)
         func compare(_ comparison: FieldComparison) throws -> FieldCondition<Entity> {
-            let compared = FieldCondition(.compare(operand, comparison, try value(field, text, parameter)))
+            // A range's bound is compared as sent: normalised, a prefix's upper bound
+            // (U+2126 after "℥") could fall below the prefix.
+            let bound = try value(field, text, parameter, normalized: comparison == .equal)
+            let compared = FieldCondition(.compare(operand, comparison, bound))
             // SQL's NULL meets no comparison; Swift's nil is below every value.
             guard field.isOptional, comparison == .less || comparison == .lessOrEqual else { return compared }
             return .all(compared, FieldCondition(.compare(operand, .notEqual, .null)))
@@ -99,15 +102,15 @@ struct LookupQuery<Entity> {
     }
 
     /// `text` as a value of `field`'s type.
-    private static func value(_ field: QueryableField<Entity>, _ text: String, _ parameter: String) throws
-        -> FieldValue
-    {
+    private static func value(
+        _ field: QueryableField<Entity>, _ text: String, _ parameter: String, normalized: Bool = true
+    ) throws -> FieldValue {
         let parsed: FieldValue? =
             switch field.type {
             case .bool: text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
             case .integer: Int64(text).map(FieldValue.integer)
             case .double: Double(text).map(FieldValue.double)
-            case .text: .normalizedText(text)
+            case .text: normalized ? .normalizedText(text) : .text(text)
             case .date: InternetDate.parse(text).map(FieldValue.date)
             }
         guard let parsed else {

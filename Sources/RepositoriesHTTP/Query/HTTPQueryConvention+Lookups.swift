@@ -46,6 +46,7 @@ extension HTTPQueryConvention {
         maximumLimit: Int = 100
     ) -> Self {
         var convention = Self(maximumLimit: maximumLimit)
+        convention.reservedNames = ["offset", "limit", orderingName]
         convention.condition = { condition in
             LookupConditionWriter(codePointTextOrder: codePointTextOrder).items(
                 for: condition.negationsPushedDown)
@@ -72,6 +73,7 @@ extension HTTPQueryConvention {
     /// - Parameter maximumLimit: rows per request at most.
     public static func jsonServer(maximumLimit: Int = 1_000) -> Self {
         var convention = Self(maximumLimit: maximumLimit)
+        convention.reservedNames = ["q"]
         convention.condition = { condition in
             JSONServerConditionWriter().items(for: condition.negationsPushedDown)
         }
@@ -120,7 +122,8 @@ struct LookupConditionWriter {
             case .less, .greaterOrEqual: return nil
             }
         case .compare(let field, let comparison, let value):
-            guard let text = value.parameterText else { return nil }
+            // django-filter reads an empty value as no filter at all.
+            guard let text = value.parameterText, !text.isEmpty else { return nil }
             if case .text = value, comparison != .equal, !codePointTextOrder { return nil }
             let lookup: String
             switch comparison {
@@ -136,7 +139,9 @@ struct LookupConditionWriter {
         case .isIn(let field, let values):
             var texts: [String] = []
             for value in values {
-                guard let text = value.parameterText, !text.contains(",") else { return nil }
+                guard let text = value.parameterText, !text.isEmpty, !text.unicodeScalars.contains(",") else {
+                    return nil
+                }
                 texts.append(text)
             }
             guard !texts.isEmpty else { return nil }

@@ -23,6 +23,10 @@ extension HTTPQueryConvention {
         let writer = PostgRESTConditionWriter(codePointTextOrder: codePointTextOrder)
         convention.condition = { condition in writer.items(for: condition) }
         convention.combine = { items in PostgRESTConditionWriter.joiningTrees(items) }
+        convention.repeatedNamesAreAllRequired = true
+        convention.reservedNames = [
+            "order", "limit", "offset", "select", "or", "and", "not", "on_conflict", "columns",
+        ]
         convention.order = { keys in
             var terms: [String] = []
             for key in keys {
@@ -106,7 +110,9 @@ struct PostgRESTConditionWriter: Sendable {
                 guard let term = term(condition) else { return nil }
                 terms.append(term)
             }
-            if case .any = condition { return terms.isEmpty ? never(nil) : .tree(any: true, terms) }
+            // An empty `any` (false) or `all` (true) has no spelling in PostgREST's trees.
+            guard !terms.isEmpty else { return nil }
+            if case .any = condition { return .tree(any: true, terms) }
             return .tree(any: false, terms)
         case .not:
             return nil  // pushed down: only isIn and hasPrefix are left under a not
@@ -114,9 +120,8 @@ struct PostgRESTConditionWriter: Sendable {
     }
 
     /// Always false: a tree no row meets.
-    private func never(_ field: HTTPQueryField?) -> Term {
-        let column = field?.name ?? "id"
-        return .tree(any: false, [isNull(column, true), isNull(column, false)])
+    private func never(_ field: HTTPQueryField) -> Term {
+        .tree(any: false, [isNull(field.name, true), isNull(field.name, false)])
     }
 
     private func isNull(_ column: String, _ null: Bool) -> Term {
@@ -187,7 +192,7 @@ struct PostgRESTConditionWriter: Sendable {
     private func prefix(_ field: HTTPQueryField, _ prefix: String, negated: Bool) -> Term? {
         let column = field.name
         if prefix.isEmpty { return isNull(column, negated) }  // every text starts with ""
-        if !prefix.contains(where: { "*%_\\".contains($0) }) {
+        if !prefix.unicodeScalars.contains(where: { "*%_\\".unicodeScalars.contains($0) }) {
             let pattern = Term.filter(
                 column: column, operation: negated ? "not.like" : "like", value: prefix + "*", quoted: true)
             return negated ? orNil(pattern, field) : pattern

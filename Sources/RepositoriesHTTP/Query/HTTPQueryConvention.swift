@@ -56,6 +56,13 @@ public struct HTTPQueryConvention: Sendable {
     /// Joins the parameters of every condition sent into the request's; by default they
     /// are sent as they are. PostgREST's joins several logical trees into one `and=(…)`.
     public var combine: @Sendable ([URLQueryItem]) -> [URLQueryItem]
+    /// Whether the API requires every parameter of a name given twice (PostgREST does);
+    /// otherwise a condition whose parameter names another condition already used runs on
+    /// the device, since Django and FastAPI read only the last of them and json-server any.
+    public var repeatedNamesAreAllRequired: Bool
+    /// The parameter names the convention uses itself (`order`, `limit`…): a condition on a
+    /// field of one of these names runs on the device.
+    public var reservedNames: Set<String>
     /// Headers the query's requests carry.
     public var headers: [String: String]
 
@@ -71,6 +78,8 @@ public struct HTTPQueryConvention: Sendable {
         }
         self.maximumLimit = max(1, maximumLimit)
         self.combine = { $0 }
+        self.repeatedNamesAreAllRequired = false
+        self.reservedNames = ["offset", "limit"]
         self.headers = headers
     }
 }

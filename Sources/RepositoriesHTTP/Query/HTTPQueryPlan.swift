@@ -22,10 +22,15 @@ struct HTTPQueryPlan<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
         var sent: [FieldConditionNode<Entity>] = []
         var unsent: [FieldConditionNode<Entity>] = []
         var items: [URLQueryItem] = []
+        var names: Set<String> = []
         for node in query.conditions.flatMap(\.node.conjuncts) {
-            if let written = convention.condition(HTTPQueryCondition(node, apiName: apiName)) {
+            if Self.sendable(node, convention, apiName),
+                let written = convention.condition(HTTPQueryCondition(node, apiName: apiName)),
+                convention.repeatedNamesAreAllRequired || names.isDisjoint(with: written.map(\.name))
+            {
                 sent.append(node)
                 items += written
+                names.formUnion(written.map(\.name))
             } else {
                 unsent.append(node)
             }
@@ -43,6 +48,18 @@ struct HTTPQueryPlan<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
         }
         self.orderItems = keys.count == query.sortKeys.count ? convention.order(keys) : nil
         self.collectionOrderItems = convention.order([]) ?? []
+    }
+
+    /// Whether `node` may go to the API at all: not when it reads a `Float` field (its JSON
+    /// text is not the `Double` Swift compares) or one named like a parameter of the
+    /// convention's own.
+    private static func sendable(
+        _ node: FieldConditionNode<Entity>, _ convention: HTTPQueryConvention, _ apiName: (String) -> String
+    ) -> Bool {
+        node.operands.allSatisfy { operand in
+            guard let field = operand.field else { return false }
+            return !field.isSinglePrecision && !convention.reservedNames.contains(apiName(field.name))
+        }
     }
 
     /// Whether the device filters what the API sends.

@@ -17,6 +17,8 @@ extension HTTPRepository {
     ///   ``HTTPQueryConvention/maximumLimit``).
     /// - When part of the query runs on the device and the API sorts, the API's answer is read
     ///   in windows of ``HTTPQueryConvention/maximumLimit`` until the query has its rows.
+    /// - A window shorter than asked is read on from, in case the server caps its windows: the
+    ///   answer ends at an empty window.
     /// - When the API cannot sort as asked, every row the sent conditions select is read, and
     ///   the device sorts.
     /// - Without ``Configuration/queries``, the collection is read whole (``fetchAll()``).
@@ -27,7 +29,8 @@ extension HTTPRepository {
     ///
     /// - Throws: `rejected` for a query that does not validate; `corrupted` naming the row
     ///   when the API answers a row that does not meet a condition sent, answers rows out of
-    ///   the order asked, or more rows than asked (it ignored a parameter); else
+    ///   the order asked, more rows than asked, or a row in two windows (it ignored a
+    ///   parameter); else
     ///   `RepositoryError` as the type's documentation lists.
     public func fetch(_ query: Query<Entity>) async throws -> [Entity] {
         try query.validate()
@@ -65,7 +68,8 @@ extension HTTPRepository {
             everything.limit = nil
             return query.finishedCount(matching: try await fetch(everything).count)
         }
-        let endpoint = count(resource).addingQueryParameters(plan.conditionItems)
+        var endpoint = count(resource).addingQueryParameters(plan.conditionItems)
+        for (name, value) in convention.headers { endpoint.headers[name] = value }
         let reply = try await exchange(endpoint, operation: "count(_:)")
         try check(reply)
         let matches = try decode(reply, as: "a count", record: "count", configuration.coding.decodeCount)
@@ -74,23 +78,28 @@ extension HTTPRepository {
 
     /// The rows of the API's answer to `plan` from `offset` on that pass the device's part,
     /// `wanting` rows of the answer at most, stopping once `stoppingAt` rows passed.
+    ///
+    /// A window shorter than asked is not taken for the end: a server may cap its windows
+    /// below the convention's (PostgREST's `max-rows`), so the answer ends at an empty window,
+    /// or when `wanting` rows were read.
     private func read(
         _ plan: HTTPQueryPlan<Entity>, _ convention: HTTPQueryConvention, from offset: Int, wanting: Int?,
         stoppingAt enough: Int? = nil
     ) async throws -> [Entity] {
         var kept: [Entity] = []
+        var seen: Set<ID> = []
         var offset = offset
         var remaining = wanting
         var previous: Entity?
         var requests = 0
         let order = plan.orderItems ?? plan.collectionOrderItems
+        let largest = max(1, convention.maximumLimit)
         while remaining.map({ $0 > 0 }) ?? true {
             if let enough, kept.count >= enough { break }
             try Task.checkCancellation()
-            let size = min(remaining ?? convention.maximumLimit, convention.maximumLimit)
-            var endpoint = configuration.endpoints.query(resource).addingQueryParameters(
-                plan.conditionItems + order + convention.window(offset, size))
-            for (name, value) in convention.headers { endpoint.headers[name] = value }
+            let size = min(remaining ?? largest, largest)
+            let endpoint = queryEndpoint(
+                plan.conditionItems + order + convention.window(offset, size), convention)
             requests += 1
             if requests > configuration.maximumPages {
                 var error = RepositoryError.corrupted(
@@ -102,17 +111,15 @@ extension HTTPRepository {
             }
             let reply = try await exchange(endpoint, operation: "fetch(_:)")
             try check(reply)
-            let page = try decode(
+            let rows = try decode(
                 reply, as: "a window of \(Entity.self) values", record: "window \(requests)",
-                configuration.coding.decodePage)
-            let rows = page.entities
-            // More rows than asked, or fewer with a link to more: the window was not read.
-            if rows.count > size || (rows.count < size && page.next != nil) {
+                configuration.coding.decodePage
+            ).entities
+            if rows.count > size {
                 throw answerError(
-                    "answered \(rows.count) rows\(page.next == nil ? "" : " and a next page") where \(size) were asked for",
-                    plan, reply,
-                    recovery:
-                        "Check that the API pages by the convention's window parameters (limit and offset)")
+                    "answered \(rows.count) rows where \(size) were asked for", plan, reply,
+                    recovery: "Check that the API reads the convention's window parameters (limit and offset)"
+                )
             }
             for row in rows {
                 if let unmet = plan.unmetSentCondition(row) {
@@ -131,14 +138,31 @@ extension HTTPRepository {
                             "Check that the API sorts by the parameters sent, and compares text as the convention says"
                     )
                 }
+                // An API that ignores the offset answers the first rows again.
+                guard seen.insert(row.id).inserted else {
+                    throw answerError(
+                        "answered \(describe(row.id)) in two windows", plan, reply,
+                        recovery:
+                            "Check that the API reads the convention's window parameters (limit and offset); a write that moved the row while the windows were read does this too, and the query can be run again"
+                    )
+                }
                 previous = row
                 if plan.passesOnDevice(row) { kept.append(row) }
             }
-            offset += rows.count
+            guard !rows.isEmpty else { break }
+            let (next, overflow) = offset.addingReportingOverflow(rows.count)
+            if overflow { break }
+            offset = next
             remaining = remaining.map { $0 - rows.count }
-            if rows.count < size { break }
         }
         return kept
+    }
+
+    /// The query request carrying `items`, with the convention's headers.
+    private func queryEndpoint(_ items: [URLQueryItem], _ convention: HTTPQueryConvention) -> HTTPEndpoint {
+        var endpoint = configuration.endpoints.query(resource).addingQueryParameters(items)
+        for (name, value) in convention.headers { endpoint.headers[name] = value }
+        return endpoint
     }
 
     /// The key of the declared field `name` in the API's JSON: `name` itself when the coding
@@ -175,7 +199,7 @@ extension HTTPRepository {
     /// `rows` after the query's offset, up to its limit.
     private static func window(_ rows: [Entity], of query: Query<Entity>) -> [Entity] {
         let start = min(query.offset, rows.count)
-        let end = query.limit.map { min(rows.count, start + $0) } ?? rows.count
+        let end = query.limit.map { start + min($0, rows.count - start) } ?? rows.count
         return Array(rows[start..<end])
     }
 }
