@@ -129,9 +129,12 @@ extension HTTPRepository.Configuration {
         tokenProvider: (@Sendable () async throws -> String?)? = nil, codePointTextOrder: Bool = false
     ) -> Self {
         var configuration = Self()
+        // Ties in the collection's order: by the order's column, then the key, so windows of a
+        // sort with ties are cut from one order. Without an order, the database's, as
+        // fetchAll() reads it (arbitrary in PostgreSQL, so give one).
+        let tiebreak = order.map { $0 == primaryKey ? [$0] : [$0, primaryKey] } ?? []
         configuration.queries = .postgREST(
-            codePointTextOrder: codePointTextOrder, tiebreak: order.map { [$0] } ?? [], maximumLimit: pageSize
-        )
+            codePointTextOrder: codePointTextOrder, tiebreak: tiebreak, maximumLimit: pageSize)
         if let apiKey {
             configuration.headers["apikey"] = apiKey
             configuration.tokenProvider = { try await tokenProvider?() ?? apiKey }

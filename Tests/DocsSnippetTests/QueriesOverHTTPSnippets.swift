@@ -22,7 +22,7 @@ enum QueriesOverHTTPSnippets {
             configuration: .postgREST(apiKey: anonKey, order: "created_at", codePointTextOrder: true))
         let page = try await scores.fetch(
             Query<Score>().where(\.points < 500_000).sorted(by: \.points, .descending).limit(20))
-        // GET …/scores?points=lt.500000&order=points.desc.nullslast,created_at&offset=0&limit=20
+        // GET …/scores?points=lt.500000&order=points.desc.nullslast,created_at,id&offset=0&limit=20
         return page
     }
 }

@@ -22,8 +22,9 @@ import Testing
     ) async throws -> HTTPRepository<Specimen> {
         let url = server.root.appending(path: "rest/v1/specimens-\(UUID().uuidString.lowercased())")
         // The declared names are the columns': `found_at` for `foundAt`.
+        // Read in the order of the key, which the queries' ties fall back to.
         var configuration = HTTPRepository<Specimen>.Configuration.postgREST(
-            apiKey: "anon-key", codePointTextOrder: codePointTextOrder)
+            apiKey: "anon-key", order: "id", codePointTextOrder: codePointTextOrder)
         configuration.coding = configuration.coding.convertingKeysToSnakeCase()
         let specimens = HTTPRepository<Specimen>(
             baseURL: url, configuration: configuration, transport: transport)
@@ -141,8 +142,40 @@ import Testing
                 try await specimens.fetch(Query().filter { $0.id >= 0 })
             }
             #expect(error?.code == .corrupted)
-            #expect(error?.reason.contains("in two windows") == true, "\(String(describing: error))")
+            #expect(error?.reason.contains("again") == true, "\(String(describing: error))")
         }
+    }
+
+    @Test func aWriteThatShiftsTheWindowsIsReadOnceAndAWindowReadTwiceIsCaught() async throws {
+        /// Windows of 3 scores from `_start`; `shift` moves every window after the first one
+        /// row back, as an insert before it would.
+        func api(shift: Int, repeating repeated: Int? = nil) -> RecordingTransport {
+            RecordingTransport { sent in
+                let start =
+                    URLComponents(url: sent.url, resolvingAgainstBaseURL: true)?.queryItems?
+                    .first { $0.name == "_start" }?.value.flatMap(Int.init) ?? 0
+                let from = start == 0 ? 0 : max(0, start - shift)
+                var ids = (from..<min(from + 3, 8)).map { $0 + 1 }
+                if let repeated, start > 0, ids.count > 1 { ids[1] = repeated }
+                let rows = ids.map { #"{"id":\#($0),"player":"p","points":\#($0),"rating":0}"# }
+                return (200, [:], "[" + rows.joined(separator: ",") + "]")
+            }
+        }
+        let url = try #require(URL(string: "https://api.example.com/scores"))
+        let query = Query<Score>().filter { $0.points > 0 }  // read a window at a time
+        let shifted = HTTPRepository<Score>(
+            baseURL: url, configuration: .jsonServer(pageSize: 3), transport: api(shift: 1))
+        #expect(try await shifted.fetch(query).map(\.id) == [1, 2, 3, 4, 5, 6, 7, 8])
+        let stuck = HTTPRepository<Score>(
+            baseURL: url, configuration: .jsonServer(pageSize: 3), transport: api(shift: 3))
+        let error = await #expect(throws: RepositoryError.self) { try await stuck.fetch(query) }
+        #expect(error?.reason.contains("the rest of a window again") == true, "\(String(describing: error))")
+        // A row of an earlier window in the middle of a later one is no shift.
+        let scrambled = HTTPRepository<Score>(
+            baseURL: url, configuration: .jsonServer(pageSize: 3), transport: api(shift: 0, repeating: 1))
+        let repeated = await #expect(throws: RepositoryError.self) { try await scrambled.fetch(query) }
+        #expect(
+            repeated?.reason.contains("answered 1 in two windows") == true, "\(String(describing: repeated))")
     }
 
     @Test func conditionsTheAPIWouldMisreadStayOnTheDevice() async throws {
@@ -276,7 +309,7 @@ import Testing
             transport.requests.map(\.line) == [
                 // Values that hold PostgREST's syntax (a `.`) are quoted inside a tree.
                 "GET /rest/v1/specimens?name=eq.a,b&and=(or(mass.lt.%222.5%22,mass.is.null),or(note.not.like.Ab*,note.is.null))"
-                    + "&order=mass.desc.nullslast,created_at&offset=0&limit=20"
+                    + "&order=mass.desc.nullslast,created_at,id&offset=0&limit=20"
             ])
 
         // Docs/Queries.md's list screen.
@@ -288,7 +321,7 @@ import Testing
             Query<Score>().where(\.points < 500_000).sorted(by: \.points, .descending).limit(20))
         #expect(
             transport.requests.last?.line
-                == "GET /rest/v1/scores?points=lt.500000&order=points.desc.nullslast,created_at&offset=0&limit=20"
+                == "GET /rest/v1/scores?points=lt.500000&order=points.desc.nullslast,created_at,id&offset=0&limit=20"
         )
     }
 }

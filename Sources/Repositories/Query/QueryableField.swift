@@ -14,7 +14,7 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
     @usableFromInline package let keyPath: AnyKeyPath & Sendable
     /// Reads the field's value from an entity.
     @usableFromInline package let value: @Sendable (Entity) -> FieldValue
-    /// Whether the property is a `Float` (or an optional one), whose value a JSON encoder
+    /// Whether the property is a `Float` (or an optional one, or an enum of `Float`s), whose value a JSON encoder
     /// writes with fewer digits than the `Double` it is compared as: an API holding that text
     /// compares another number than Swift does.
     @usableFromInline package let isSinglePrecision: Bool
@@ -35,7 +35,7 @@ public struct QueryableField<Entity>: Sendable, CustomStringConvertible {
         self.isOptional = Value.isOptional
         self.keyPath = keyPath
         self.value = { $0[keyPath: keyPath].fieldValue }
-        self.isSinglePrecision = Value.self == Float.self || Value.self == Float?.self
+        self.isSinglePrecision = Value.isSinglePrecision
     }
 
     /// The name, the type, and `?` when optional: `mass: double?`.

@@ -33,6 +33,9 @@ public protocol QueryableValue: Sendable {
     static var fieldType: FieldType { get }
     /// Whether the field may hold `nil`; only `Optional` says yes.
     static var isOptional: Bool { get }
+    /// Whether the value is a `Float` (an optional one, an enum with a `Float` raw value),
+    /// which JSON writes with fewer digits than the `Double` it is compared as.
+    static var isSinglePrecision: Bool { get }
     /// This value as stores keep it.
     var fieldValue: FieldValue { get }
 }
@@ -40,6 +43,8 @@ public protocol QueryableValue: Sendable {
 extension QueryableValue {
     /// No: only `Optional` holds `nil`.
     public static var isOptional: Bool { false }
+    /// No: only `Float` is.
+    public static var isSinglePrecision: Bool { false }
 }
 
 extension QueryableValue where Self: RawRepresentable, RawValue: QueryableValue {
@@ -47,6 +52,8 @@ extension QueryableValue where Self: RawRepresentable, RawValue: QueryableValue 
     public static var fieldType: FieldType { RawValue.fieldType }
     /// The raw value's.
     public var fieldValue: FieldValue { rawValue.fieldValue }
+    /// The raw value's.
+    public static var isSinglePrecision: Bool { RawValue.isSinglePrecision }
 }
 
 extension Optional: QueryableValue where Wrapped: QueryableValue {
@@ -54,6 +61,8 @@ extension Optional: QueryableValue where Wrapped: QueryableValue {
     public static var fieldType: FieldType { Wrapped.fieldType }
     /// Yes.
     public static var isOptional: Bool { true }
+    /// The wrapped type's.
+    public static var isSinglePrecision: Bool { Wrapped.isSinglePrecision }
     /// ``FieldValue/null`` for `nil`, else the wrapped value's.
     public var fieldValue: FieldValue { map(\.fieldValue) ?? .null }
 }
@@ -91,6 +100,8 @@ extension Float: QueryableValue {
     public static var fieldType: FieldType { .double }
     /// ``FieldValue/double(_:)``.
     public var fieldValue: FieldValue { .double(Double(self)) }
+    /// Yes.
+    public static var isSinglePrecision: Bool { true }
 }
 
 /// An integer type that fits in `Int64`, so a field of it is a ``FieldType/integer``.

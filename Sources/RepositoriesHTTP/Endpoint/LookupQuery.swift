@@ -82,8 +82,9 @@ struct LookupQuery<Entity> {
         case "gt": return try compare(.greater)
         case "gte": return try compare(.greaterOrEqual)
         case "in":
-            let values = try text.split(separator: ",", omittingEmptySubsequences: false).map {
-                try value(field, String($0), parameter)
+            // Split between scalars: a comma followed by a combining mark is one Character.
+            let values = try text.unicodeScalars.split(separator: ",", omittingEmptySubsequences: false).map {
+                try value(field, String(String.UnicodeScalarView($0)), parameter)
             }
             return FieldCondition(.oneOf(operand, values))
         case "isnull":

@@ -109,15 +109,20 @@ extension HTTPQueryField {
 }
 
 extension HTTPQueryOperator {
+    /// The operator of `comparison`: the two enums spell each case with the same raw value.
     init(_ comparison: FieldComparison) {
-        switch comparison {
-        case .equal: self = .equal
-        case .notEqual: self = .notEqual
-        case .less: self = .less
-        case .lessOrEqual: self = .lessOrEqual
-        case .greater: self = .greater
-        case .greaterOrEqual: self = .greaterOrEqual
+        guard let operation = Self(rawValue: comparison.rawValue) else {
+            preconditionFailure("FieldComparison.\(comparison) has no HTTPQueryOperator of its raw value")
         }
+        self = operation
+    }
+
+    /// The comparison this operator is, whose complement the negations use.
+    var fieldComparison: FieldComparison {
+        guard let comparison = FieldComparison(rawValue: rawValue) else {
+            preconditionFailure("HTTPQueryOperator.\(self) has no FieldComparison of its raw value")
+        }
+        return comparison
     }
 }
 

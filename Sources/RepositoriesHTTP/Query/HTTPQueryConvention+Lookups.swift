@@ -24,9 +24,11 @@ extension HTTPQueryConvention {
     )
         -> Self
     {
-        lookups(
+        var convention = lookups(
             orderingName: "ordering", codePointTextOrder: codePointTextOrder, tiebreak: tiebreak,
             maximumLimit: maximumLimit)
+        convention.reservedNames.insert("format")  // DRF's content negotiation reads it
+        return convention
     }
 
     /// The lookups of ``djangoFilter(codePointTextOrder:tiebreak:maximumLimit:)``, with the
@@ -100,6 +102,24 @@ extension HTTPQueryConvention {
     }
 }
 
+extension HTTPQueryCondition {
+    /// The parameters of every one of `conditions`, each written by `write`, or `nil` when one
+    /// cannot be written, or when two use one name (Django and FastAPI read only the last,
+    /// json-server either): a conjunction in the conventions without logical trees.
+    static func items(
+        ofEvery conditions: [HTTPQueryCondition], _ write: (HTTPQueryCondition) -> [URLQueryItem]?
+    ) -> [URLQueryItem]? {
+        var items: [URLQueryItem] = []
+        var names: Set<String> = []
+        for condition in conditions {
+            guard let more = write(condition), names.isDisjoint(with: more.map(\.name)) else { return nil }
+            names.formUnion(more.map(\.name))
+            items += more
+        }
+        return items
+    }
+}
+
 /// Writes conditions as Django-style lookups.
 struct LookupConditionWriter {
     /// Whether text ranges may be sent.
@@ -109,12 +129,7 @@ struct LookupConditionWriter {
     func items(for condition: HTTPQueryCondition) -> [URLQueryItem]? {
         switch condition {
         case .all(let conditions):
-            var items: [URLQueryItem] = []
-            for condition in conditions {
-                guard let more = self.items(for: condition) else { return nil }
-                items += more
-            }
-            return items
+            return HTTPQueryCondition.items(ofEvery: conditions, self.items)
         case .compare(let field, let comparison, .null):
             switch comparison {
             case .equal, .lessOrEqual: return [URLQueryItem(name: field.name + "__isnull", value: "true")]
@@ -170,12 +185,7 @@ struct JSONServerConditionWriter {
     func items(for condition: HTTPQueryCondition) -> [URLQueryItem]? {
         switch condition {
         case .all(let conditions):
-            var items: [URLQueryItem] = []
-            for condition in conditions {
-                guard let more = self.items(for: condition) else { return nil }
-                items += more
-            }
-            return items
+            return HTTPQueryCondition.items(ofEvery: conditions, self.items)
         case .compare(let field, let comparison, let value):
             guard !field.isOptional, field.type != .date else { return nil }
             switch comparison {

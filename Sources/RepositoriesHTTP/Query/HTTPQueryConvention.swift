@@ -96,16 +96,7 @@ extension HTTPQueryCondition {
         switch self {
         case .compare(let field, let comparison, let value):
             guard negated else { return self }
-            let complement: HTTPQueryOperator =
-                switch comparison {
-                case .equal: .notEqual
-                case .notEqual: .equal
-                case .less: .greaterOrEqual
-                case .lessOrEqual: .greater
-                case .greater: .lessOrEqual
-                case .greaterOrEqual: .less
-                }
-            return .compare(field, complement, value)
+            return .compare(field, HTTPQueryOperator(comparison.fieldComparison.complement), value)
         case .isIn, .hasPrefix:
             return negated ? .not(self) : self
         case .all(let conditions):

@@ -23,8 +23,11 @@ struct HTTPQueryPlan<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
         var unsent: [FieldConditionNode<Entity>] = []
         var items: [URLQueryItem] = []
         var names: Set<String> = []
+        // The names the request uses for its window and order are not the conditions'.
+        var reserved = convention.reservedNames.union(convention.window(0, 1).map(\.name))
+        reserved.formUnion((convention.order([]) ?? []).map(\.name))
         for node in query.conditions.flatMap(\.node.conjuncts) {
-            if Self.sendable(node, convention, apiName),
+            if Self.sendable(node, reserved, apiName),
                 let written = convention.condition(HTTPQueryCondition(node, apiName: apiName)),
                 convention.repeatedNamesAreAllRequired || names.isDisjoint(with: written.map(\.name))
             {
@@ -54,11 +57,11 @@ struct HTTPQueryPlan<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
     /// text is not the `Double` Swift compares) or one named like a parameter of the
     /// convention's own.
     private static func sendable(
-        _ node: FieldConditionNode<Entity>, _ convention: HTTPQueryConvention, _ apiName: (String) -> String
+        _ node: FieldConditionNode<Entity>, _ reserved: Set<String>, _ apiName: (String) -> String
     ) -> Bool {
         node.operands.allSatisfy { operand in
             guard let field = operand.field else { return false }
-            return !field.isSinglePrecision && !convention.reservedNames.contains(apiName(field.name))
+            return !field.isSinglePrecision && !reserved.contains(apiName(field.name))
         }
     }
 

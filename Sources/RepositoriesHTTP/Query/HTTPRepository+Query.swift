@@ -23,9 +23,9 @@ extension HTTPRepository {
     ///   the device sorts.
     /// - Without ``Configuration/queries``, the collection is read whole (``fetchAll()``).
     ///
-    /// Every row must meet the conditions sent and come in the order asked; windows are
-    /// separate requests, so writes made while they are read can make a row repeat or be
-    /// missed, as in ``fetchAll()``.
+    /// Every row must meet the conditions sent and come in the order asked. Windows are
+    /// separate requests: a write made while they are read can shift the answer (the rows
+    /// that come again are read once) or make a row be missed, as in ``fetchAll()``.
     ///
     /// - Throws: `rejected` for a query that does not validate; `corrupted` naming the row
     ///   when the API answers a row that does not meet a condition sent, answers rows out of
@@ -88,6 +88,7 @@ extension HTTPRepository {
     ) async throws -> [Entity] {
         var kept: [Entity] = []
         var seen: Set<ID> = []
+        var lastWindow: Set<ID> = []
         var offset = offset
         var remaining = wanting
         var previous: Entity?
@@ -101,7 +102,8 @@ extension HTTPRepository {
             let endpoint = queryEndpoint(
                 plan.conditionItems + order + convention.window(offset, size), convention)
             requests += 1
-            if requests > configuration.maximumPages {
+            // The read's last request, the empty window, is not a page.
+            if requests > configuration.maximumPages + 1 {
                 var error = RepositoryError.corrupted(
                     "The query \(plan.description) read \(configuration.maximumPages) windows without reaching its end",
                     location: endpoint.url.absoluteString)
@@ -121,7 +123,18 @@ extension HTTPRepository {
                     recovery: "Check that the API reads the convention's window parameters (limit and offset)"
                 )
             }
-            for row in rows {
+            // A write before the offset while the windows were read shifts the answer: the
+            // previous window's last rows come again first, and are read once. A window of
+            // nothing but rows read already is an API that did not read the offset.
+            let shifted = rows.prefix { lastWindow.contains($0.id) }.count
+            if shifted > 0 && shifted == rows.count {
+                throw answerError(
+                    "answered \(describe(rows[0].id)) and the rest of a window again", plan, reply,
+                    recovery: "Check that the API reads the convention's window parameters (limit and offset)"
+                )
+            }
+            lastWindow = Set(rows.map(\.id))
+            for row in rows.dropFirst(shifted) {
                 if let unmet = plan.unmetSentCondition(row) {
                     throw answerError(
                         "answered \(describe(row.id)), which does not meet \(unmet)", plan, reply,
@@ -138,7 +151,7 @@ extension HTTPRepository {
                             "Check that the API sorts by the parameters sent, and compares text as the convention says"
                     )
                 }
-                // An API that ignores the offset answers the first rows again.
+                // A row read in an earlier window, past a shift: the offset was not read.
                 guard seen.insert(row.id).inserted else {
                     throw answerError(
                         "answered \(describe(row.id)) in two windows", plan, reply,
