@@ -4,7 +4,7 @@ import Repositories
 /// A declared field as an API's query parameters name it: its key in the API's JSON, its
 /// type, and whether it may be `nil`.
 ///
-/// The key is the field's declared name (``QueryableField/name``, `found_at`) when the
+/// The key is the field's declared name (`QueryableField.name`, `found_at`) when the
 /// configuration's coding converts keys to snake case, as the Python presets' do; with
 /// Swift's default keys it is that name in lower camel case (`foundAt`), the key of the
 /// property the field is usually named after.
@@ -46,7 +46,7 @@ public enum HTTPQueryOperator: String, Sendable, Hashable {
 /// A query's condition, on declared fields, as an ``HTTPQueryConvention`` receives it to
 /// write it as the API's parameters.
 ///
-/// Comparisons follow ``FieldValue``'s order, the order every store of this package keeps:
+/// Comparisons follow `FieldValue`'s order, the order every store of this package keeps:
 /// `nil` is below every value, so `rank < 3` holds for a `nil` rank; text compares by code
 /// point, in Unicode normalization form C. A convention whose API orders otherwise (SQL's
 /// `NULL` meets no comparison) writes what it can express exactly, and answers `nil` for
