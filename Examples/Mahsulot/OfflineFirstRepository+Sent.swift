@@ -7,10 +7,12 @@ extension OfflineFirstRepository {
     /// does not.
     ///
     /// - Parameter limit: how long to wait before giving up, so a run whose change never
-    ///   goes out fails instead of hanging; not a measure of speed.
+    ///   goes out fails instead of hanging; not a measure of speed. Alone the change goes
+    ///   out within a second; CI saw the whole test suite on two cores leave the sync's task
+    ///   waiting more than 60 s for a thread.
     /// - Throws: ``StoryFailure`` when changes still wait after `limit`, or when the outbox
     ///   can no longer be read.
-    func waitUntilSent(limit: Duration = .seconds(60)) async throws {
+    func waitUntilSent(limit: Duration = .seconds(300)) async throws {
         let outcome = await withTaskGroup(of: WaitOutcome.self) { group in
             group.addTask {
                 for await changes in pendingChanges() where changes.allSatisfy(\.isRejected) { return .sent }
