@@ -133,9 +133,11 @@ public final class ManualClock: Clock, Sendable {
     /// time knowing the code under test has reached its sleep.
     ///
     /// If fewer than `count` are asleep after `timeout` of real time, it reports a test
-    /// failure at the caller's line and returns, so a test fails instead of hanging.
+    /// failure at the caller's line and returns, so a test fails instead of hanging. It
+    /// checks between short real sleeps, so the wait holds no thread the code under test
+    /// needs: a whole test suite on two cores once left that code waiting more than 30 s.
     public func waitForSleepers(
-        count: Int, timeout: Duration = .seconds(30),
+        count: Int, timeout: Duration = .seconds(120),
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
     ) async {
@@ -148,6 +150,12 @@ public final class ManualClock: Clock, Sendable {
                 return
             }
             await Task.yield()
+            guard sleeperCount < count else { return }
+            do {
+                try await Task.sleep(for: .milliseconds(1))
+            } catch {
+                return  // the test was cancelled: it is ending anyway
+            }
         }
     }
 
