@@ -32,11 +32,13 @@ final class ChangeRecorder<ID: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// Waits until `condition` holds for what was received, for at most `timeout`.
+    /// Waits until `condition` holds for what was received, for at most `timeout`: a limit,
+    /// not a measure (a change arrives within milliseconds alone; a whole test suite on two
+    /// cores has kept the listener's task waiting more than ten seconds for a thread).
     ///
     /// - Throws: a failure naming `what` and what was received, when the deadline passes.
     func wait(
-        for what: String, timeout: Duration = .seconds(10), _ condition: ([PostgresChange<ID>]) -> Bool
+        for what: String, timeout: Duration = .seconds(120), _ condition: ([PostgresChange<ID>]) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(changes) {
