@@ -22,9 +22,11 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardInput = input
         try process.runAlone()
-        // A child that stalls must fail its test, not hang the suite: after two minutes it
-        // is killed, its output ends, and whoever waits on it sees that.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [weak self] in
+        // A child that stalls must fail its test, not hang the suite: after five minutes it
+        // is killed, its output ends, and whoever waits on it sees that. (Two minutes were
+        // too few for ten children opening one new SQLite file at once, in CI's whole suite
+        // on two cores.)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { [weak self] in
             guard let self, process.isRunning else { return }
             Foundation.kill(process.processIdentifier, SIGKILL)
         }
