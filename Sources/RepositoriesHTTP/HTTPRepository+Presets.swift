@@ -37,10 +37,11 @@ extension HTTPRepository.Configuration {
     /// synthesized `Encodable` leaves out `nil` optionals: to clear a field, encode `nil` as
     /// `null` (`try container.encode(dueAt, forKey: .dueAt)` in `encode(to:)`).
     ///
-    /// - Parameter pageSize: the page size to ask for with `?page_size=`, for an API whose
-    ///   pagination has a `page_size_query_param`; `nil` takes the server's. Pages are
-    ///   separate requests, so writes made while they are read can make a read miss or repeat
-    ///   an entity: fewer, larger pages make that rarer.
+    /// - Parameters:
+    ///   - pageSize: the page size to ask for with `?page_size=`, for an API whose
+    ///     pagination has a `page_size_query_param`; `nil` takes the server's. Pages are
+    ///     separate requests, so writes made while they are read can make a read miss or
+    ///     repeat an entity: fewer, larger pages make that rarer.
     ///   - queries: how the API takes a query's filters and order, if it does
     ///     (``HTTPQueryConvention/djangoFilter(codePointTextOrder:tiebreak:maximumLimit:)`` for
     ///     django-filter, `OrderingFilter` and `LimitOffsetPagination`); `nil` runs queries on

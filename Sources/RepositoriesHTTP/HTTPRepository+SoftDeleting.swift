@@ -1,7 +1,7 @@
 import Foundation
 
 extension HTTPRepository.Configuration {
-    /// Makes a ``postgREST(apiKey:primaryKey:order:pageSize:tokenProvider:)`` configuration
+    /// Makes a ``postgREST(apiKey:primaryKey:order:pageSize:tokenProvider:codePointTextOrder:)`` configuration
     /// soft-delete: a deleted row stays, with `column` set to `true`, so a change feed
     /// (``HTTPRepository/ChangeFeed/postgREST(updatedAt:deleted:primaryKey:lag:retention:)``)
     /// can hand the deletion to every device.
