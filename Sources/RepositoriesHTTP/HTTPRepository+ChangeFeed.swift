@@ -15,6 +15,34 @@ extension HTTPRepository: ChangeFeedRepository {
     ///   above zero or no feed is configured, before any request; `decodingFailed` quoting an
     ///   answer that is not a page; else `RepositoryError` as the type's documentation lists.
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        try await changes(since: cursor, limit: limit, adding: [])
+    }
+
+    /// The changes after `cursor` for a reader holding only `subset`. When the feed takes a
+    /// subset (``ChangeFeed/takesSubset``) and the configuration has a query convention
+    /// (``Configuration/queries``), the request carries the subset's conditions as the
+    /// convention writes them, and the server answers the subset's entities and the IDs of
+    /// the others changed after the cursor; else the whole feed's page is read. Either way,
+    /// each saved entity outside the subset is moved to `deleted` here
+    /// (``ChangePage/restricted(to:)``), so a server that ignores a condition costs more
+    /// but is never wrong.
+    ///
+    /// - Throws: as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        var items: [URLQueryItem] = []
+        if configuration.changeFeed?.takesSubset == true, let convention = configuration.queries {
+            let conditions = subset.conditions.reduce(Query<Entity>()) { $0.requiring($1) }
+            items = HTTPQueryPlan(conditions, convention: convention, apiName: apiName).conditionItems
+        }
+        return try await changes(since: cursor, limit: limit, adding: items).restricted(to: subset)
+    }
+
+    /// The page after `cursor`, the feed's request carrying `items` besides its own.
+    private func changes(since cursor: SyncCursor?, limit: Int, adding items: [URLQueryItem]) async throws
+        -> ChangePage<Entity, ID>
+    {
         guard let feed = configuration.changeFeed else {
             throw RepositoryError(
                 .rejected,
@@ -38,7 +66,7 @@ extension HTTPRepository: ChangeFeedRepository {
                     + "itself",
                 location: resource.collection.absoluteString)
         }
-        let endpoint = feed.request(cursor, limit, resource)
+        let endpoint = feed.request(cursor, limit, resource).addingQueryParameters(items)
         let reply = try await exchange(endpoint, operation: "changes(since:limit:)")
         if feed.expiredStatuses.contains(reply.status) {
             throw RepositoryError(

@@ -33,6 +33,16 @@ extension HTTPRepository {
         /// ``decodePage``: for a feed whose next cursor depends on them (PostgREST's).
         var decodePageAfter:
             (@Sendable (SyncCursor?, Int, Resource, HTTPReply, JSONDecoder) throws -> ChangePage<Entity, ID>)?
+        /// Whether the feed's request may carry a subset's conditions as the configuration's
+        /// query parameters (``Configuration/queries``), for an offline-first repository that
+        /// syncs a subset (``HTTPRepository/changes(since:limit:in:)``). A server that takes
+        /// them must answer among `saved` only the entities that meet them, and among `deleted`
+        /// the ID of every other entity changed after the cursor, so a reader learns what left
+        /// its subset: ``SyncEndpoint`` does. `true` for ``changesEndpoint(path:sinceName:limitName:savedKey:deletedKey:nextKey:moreKey:)``;
+        /// `false` for ``postgREST(updatedAt:deleted:primaryKey:lag:retention:)``, whose table
+        /// filtered by the conditions would leave out a row that stopped meeting them: its
+        /// pages are read whole and restricted on the device.
+        public var takesSubset: Bool = false
 
         /// A feed served by `request` and read by `decodePage`.
         public init(
@@ -55,6 +65,13 @@ extension HTTPRepository {
         ///      "next": "7f3a:1044", "more": false}
         /// ```
         ///
+        /// For an offline-first repository that syncs a subset, and a configuration with a query
+        /// convention (``Configuration/queries``), the request also carries the subset's
+        /// conditions as that convention writes them (`GET /tasks/changes?limit=500&owner=ana`,
+        /// with ``HTTPQueryConvention/lookups(orderingName:codePointTextOrder:tiebreak:maximumLimit:)``);
+        /// the server answers among `saved` only the entities that meet them, and among
+        /// `deleted` the ID of every other entity changed after the cursor (``takesSubset``).
+        ///
         /// `saved` holds each entity changed after the cursor as it is now, encoded as the
         /// collection's items are; `deleted` the IDs deleted after it; `next` the cursor to send
         /// next (a string, or an integer); `more` whether more changes follow at once. The key
@@ -76,7 +93,7 @@ extension HTTPRepository {
             moreKey: String = "more"
         ) -> ChangeFeed {
             let keys = FeedAnswerKeys(saved: savedKey, deleted: deletedKey, next: nextKey, more: moreKey)
-            return ChangeFeed(
+            var feed = ChangeFeed(
                 request: { cursor, limit, resource in
                     var query = [URLQueryItem(name: limitName, value: String(limit))]
                     if let cursor { query.insert(URLQueryItem(name: sinceName, value: cursor.token), at: 0) }
@@ -88,6 +105,8 @@ extension HTTPRepository {
                         saved: answer.saved, deleted: answer.deleted, next: SyncCursor(answer.next),
                         hasMore: answer.more)
                 })
+            feed.takesSubset = true
+            return feed
         }
     }
 }

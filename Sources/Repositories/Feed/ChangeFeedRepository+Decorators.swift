@@ -10,6 +10,14 @@ extension ForwardingRepository where Base: ChangeFeedRepository {
     func forwardChanges(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await around(.fetchAll) { [base] in try await base.changes(since: cursor, limit: limit) }
     }
+
+    func forwardChanges(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await around(.fetchAll) { [base] in
+            try await base.changes(since: cursor, limit: limit, in: subset)
+        }
+    }
 }
 
 extension RetryingRepository: ChangeFeedRepository where Base: ChangeFeedRepository {
@@ -17,6 +25,13 @@ extension RetryingRepository: ChangeFeedRepository where Base: ChangeFeedReposit
     /// `rejected` are answers, not transient failures, and are never retried.
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await forwardChanges(since: cursor, limit: limit)
+    }
+
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await forwardChanges(since: cursor, limit: limit, in: subset)
     }
 
     /// Whether the base serves a feed.
@@ -27,6 +42,13 @@ extension TimeoutRepository: ChangeFeedRepository where Base: ChangeFeedReposito
     /// The base's changes after `cursor`, within the time limit, as `fetchAll()`.
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await forwardChanges(since: cursor, limit: limit)
+    }
+
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await forwardChanges(since: cursor, limit: limit, in: subset)
     }
 
     /// Whether the base serves a feed.
@@ -40,6 +62,13 @@ extension CircuitBreakerRepository: ChangeFeedRepository where Base: ChangeFeedR
         try await forwardChanges(since: cursor, limit: limit)
     }
 
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await forwardChanges(since: cursor, limit: limit, in: subset)
+    }
+
     /// Whether the base serves a feed.
     public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
@@ -50,6 +79,13 @@ extension InstrumentedRepository: ChangeFeedRepository where Base: ChangeFeedRep
         try await forwardChanges(since: cursor, limit: limit)
     }
 
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await forwardChanges(since: cursor, limit: limit, in: subset)
+    }
+
     /// Whether the base serves a feed.
     public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
@@ -58,6 +94,13 @@ extension ObservedRepository: ChangeFeedRepository where Base: ChangeFeedReposit
     /// The base's changes after `cursor`; reading them announces nothing, as any read.
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await base.changes(since: cursor, limit: limit)
+    }
+
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await base.changes(since: cursor, limit: limit, in: subset)
     }
 
     /// Whether the base serves a feed.
@@ -71,6 +114,13 @@ extension CoalescingRepository: ChangeFeedRepository where Base: ChangeFeedRepos
         try await base.changes(since: cursor, limit: limit)
     }
 
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await base.changes(since: cursor, limit: limit, in: subset)
+    }
+
     /// Whether the base serves a feed.
     public var servesChangeFeed: Bool { base.servesChangeFeed }
 }
@@ -79,6 +129,13 @@ extension ReadOnlyRepository: ChangeFeedRepository where Base: ChangeFeedReposit
     /// The base's changes after `cursor`: reading the feed is a read, so it is allowed.
     public func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
         try await base.changes(since: cursor, limit: limit)
+    }
+
+    /// The base's changes after `cursor` for `subset`, as ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await base.changes(since: cursor, limit: limit, in: subset)
     }
 
     /// Whether the base serves a feed.
@@ -97,6 +154,9 @@ extension MappedRepository: ChangeFeedRepository where Base: ChangeFeedRepositor
         return ChangePage(
             saved: try page.saved.map(domain), deleted: page.deleted, next: page.next, hasMore: page.hasMore)
     }
+
+    // A subset is over the converted entities, which the base cannot select: the default
+    // `changes(since:limit:in:)` restricts this feed's pages on the device.
 
     /// Whether the base serves a feed.
     public var servesChangeFeed: Bool { base.servesChangeFeed }

@@ -38,6 +38,24 @@ public protocol ChangeFeedRepository<Entity, ID>: Repository {
     ///   serves no feed, ``servesChangeFeed``).
     func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID>
 
+    /// The changes after `cursor` as seen by a reader that holds only the entities meeting
+    /// `subset`'s conditions and filters (its sort keys, offset and limit do not apply): an
+    /// entity changed after the cursor is among ``ChangePage/saved`` when it meets them now,
+    /// and among ``ChangePage/deleted`` when it does not, whether it left the subset, was
+    /// deleted, or never was in it. A reader that removes what `deleted` names and saves what
+    /// `saved` holds keeps exactly the subset; an offline-first repository with a `subset`
+    /// pulls this way.
+    ///
+    /// The default reads ``changes(since:limit:)`` and moves each saved entity outside the
+    /// subset to `deleted` (``ChangePage/restricted(to:)``), so a page is at most `limit`
+    /// IDs either way. A store that can select the subset where its data lives (an API
+    /// given the conditions as parameters) sends less.
+    ///
+    /// - Throws: as ``changes(since:limit:)``.
+    func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws -> ChangePage<
+        Entity, ID
+    >
+
     /// Whether ``changes(since:limit:)`` can answer: `true` for a store that keeps a feed;
     /// `false` for one whose type can serve a feed but that was set up without one (an
     /// `HTTPRepository` whose configuration names no feed endpoint). An offline-first sync
@@ -48,4 +66,14 @@ public protocol ChangeFeedRepository<Entity, ID>: Repository {
 extension ChangeFeedRepository {
     /// `true`: a store that conforms keeps a feed, unless it says otherwise.
     public var servesChangeFeed: Bool { true }
+
+    /// The page ``changes(since:limit:)`` answers, each saved entity outside `subset` moved
+    /// to `deleted`.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<
+            Entity, ID
+        >
+    {
+        try await changes(since: cursor, limit: limit).restricted(to: subset)
+    }
 }

@@ -24,3 +24,18 @@ public struct ChangePage<Entity: Sendable, ID: Hashable & Sendable>: Sendable {
 }
 
 extension ChangePage: Equatable where Entity: Equatable {}
+
+extension ChangePage where Entity: Identifiable, Entity.ID == ID {
+    /// This page as a reader holding only `subset` sees it: each saved entity that does not
+    /// meet the subset's conditions and filters is among ``deleted`` instead, since it left
+    /// the subset or never was in it. The cursor and ``hasMore`` stay.
+    public func restricted(to subset: Query<Entity>) -> ChangePage {
+        guard subset.filters else { return self }
+        var kept: [Entity] = []
+        var left: [ID] = []
+        for entity in saved {
+            if subset.matches(entity) { kept.append(entity) } else { left.append(entity.id) }
+        }
+        return ChangePage(saved: kept, deleted: deleted + left, next: next, hasMore: hasMore)
+    }
+}

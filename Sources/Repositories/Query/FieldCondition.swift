@@ -157,27 +157,35 @@ package indirect enum FieldConditionNode<Entity>: Sendable, CustomStringConverti
         }
     }
 
-    package var description: String {
+    package var description: String { describe(\.description) }
+
+    /// The condition spelled with every value exact (a date to the bit), for telling two
+    /// conditions apart durably: the subset an offline-first sync's cursor was kept for.
+    package var exactDescription: String { describe(\.exactDescription) }
+
+    private func describe(_ value: (FieldValue) -> String) -> String {
         switch self {
-        case .compare(let operand, let comparison, let value):
-            "\(operand.name) \(comparison.rawValue) \(value)"
+        case .compare(let operand, let comparison, let compared):
+            "\(operand.name) \(comparison.rawValue) \(value(compared))"
         case .oneOf(let operand, let values):
-            "\(operand.name) in [\(values.map(\.description).joined(separator: ", "))]"
+            "\(operand.name) in [\(values.map(value).joined(separator: ", "))]"
         case .prefix(let operand, let prefix):
-            "\(operand.name) hasPrefix \"\(prefix)\""
+            "\(operand.name) hasPrefix \(prefix.debugDescription)"
         case .and(let nodes):
-            nodes.isEmpty ? "true" : nodes.map { $0.parenthesized(inside: "&&") }.joined(separator: " && ")
+            nodes.isEmpty
+                ? "true" : nodes.map { $0.parenthesized(inside: "&&", value) }.joined(separator: " && ")
         case .or(let nodes):
-            nodes.isEmpty ? "false" : nodes.map { $0.parenthesized(inside: "||") }.joined(separator: " || ")
+            nodes.isEmpty
+                ? "false" : nodes.map { $0.parenthesized(inside: "||", value) }.joined(separator: " || ")
         case .not(let node):
-            "!(\(node))"
+            "!(\(node.describe(value)))"
         }
     }
 
-    private func parenthesized(inside joiner: String) -> String {
+    private func parenthesized(inside joiner: String, _ value: (FieldValue) -> String) -> String {
         switch self {
-        case .and where joiner == "||", .or where joiner == "&&": "(\(description))"
-        default: description
+        case .and where joiner == "||", .or where joiner == "&&": "(\(describe(value)))"
+        default: describe(value)
         }
     }
 }

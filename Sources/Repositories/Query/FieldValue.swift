@@ -104,9 +104,16 @@ public enum FieldValue: Sendable, Hashable, Comparable, CustomStringConvertible 
         case .bool(let value): "\(value)"
         case .integer(let value): "\(value)"
         case .double(let value): "\(value)"
-        case .text(let value): "\"\(value)\""
+        case .text(let value): value.debugDescription
         case .date(let value): value.formatted(.iso8601)
         }
+    }
+
+    /// The value spelled exactly: as ``description``, but a date as its seconds since the
+    /// reference date, to the last bit.
+    package var exactDescription: String {
+        if case .date(let value) = self { return "date(\(value.timeIntervalSinceReferenceDate))" }
+        return description
     }
 
     /// Whether this value is text starting with `prefix`, both in NFC: the Unicode scalars of

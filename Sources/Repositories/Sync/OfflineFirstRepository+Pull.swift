@@ -4,19 +4,29 @@ extension OfflineFirstRepository {
 
     /// Brings the remote's changes into the local store, keeping every entity that has a
     /// pending change: through the remote's change feed, from the cursor kept with the
-    /// outbox, when the remote has one (``ChangeFeedRepository``); else, or without a cursor,
-    /// or when the feed refuses it as expired, or first after a session that ended without
-    /// closing the outbox (``SessionMarker``), by reading the whole collection.
+    /// outbox, when the remote has one (``ChangeFeedRepository``); else, or without a cursor
+    /// for the subset synced, or when the feed refuses it as expired, or first after a
+    /// session that ended without closing the outbox (``SessionMarker``), by reading the whole
+    /// collection, or the whole subset.
     func pull(_ tally: SyncTally<ID>) async throws {
         guard let feed = remote as? any ChangeFeedRepository<Entity, ID>, feed.servesChangeFeed else {
             tally.requested()
-            try await replaceLocal(with: try await remote.fetchAll(), tally)
-            return tally.pulled(fullPullReason: "the remote has no change feed")
+            guard let subset = syncedSubset else {
+                try await replaceLocal(with: try await remote.fetchAll(), tally)
+                return tally.pulled(fullPullReason: "the remote has no change feed")
+            }
+            // A remote that answered more than the subset is not believed for the rest.
+            try await replaceLocal(
+                with: try await remote.fetch(subset.query).filter(subset.query.matches), tally)
+            return tally.pulled(fullPullReason: "the remote has no change feed: the whole subset was read")
         }
-        guard let cursor = outbox.pullCursor.current else {
+        guard let cursor = outbox.pullCursor.cursor(for: subsetKey) else {
+            let reason =
+                outbox.pullCursor.current == nil
+                ? "no cursor yet: the first pull through the remote's change feed"
+                : "the cursor kept was read for another subset of the remote: the subset synced changed"
             try await pullFromTheStart(of: feed, tally)
-            return tally.pulled(
-                fullPullReason: "no cursor yet: the first pull through the remote's change feed")
+            return tally.pulled(fullPullReason: reason)
         }
         guard !outbox.session.lastSessionEndedUnclosed else {
             // A write the process was killed in may have left an entity here with no change
@@ -36,6 +46,22 @@ extension OfflineFirstRepository {
         }
     }
 
+    /// The ``SyncSubset/key`` of the subset synced; empty for the whole collection.
+    private var subsetKey: String { syncedSubset?.key ?? "" }
+
+    /// The page of `feed` after `cursor`: the subset's when one is synced, checked here too,
+    /// so an entity a remote sent outside the subset counts as one that left it.
+    private func feedPage(of feed: any ChangeFeedRepository<Entity, ID>, after cursor: SyncCursor?)
+        async throws
+        -> ChangePage<Entity, ID>
+    {
+        guard let subset = syncedSubset else {
+            return try await feed.changes(since: cursor, limit: Self.pullPageSize)
+        }
+        return try await feed.changes(since: cursor, limit: Self.pullPageSize, in: subset.query)
+            .restricted(to: subset.query)
+    }
+
     /// Applies the feed's pages after `cursor`, keeping the cursor of each once it is applied:
     /// a crash in between applies that page again, which changes nothing.
     private func pullChanges(
@@ -44,16 +70,17 @@ extension OfflineFirstRepository {
         var cursor = cursor
         while true {
             tally.requested()
-            let page = try await feed.changes(since: cursor, limit: Self.pullPageSize)
+            let page = try await feedPage(of: feed, after: cursor)
             tally.received(try await apply(page))
-            try outbox.pullCursor.keep(page.next)
+            try outbox.pullCursor.keep(page.next, for: subsetKey)
             cursor = page.next
             guard page.hasMore else { return }
         }
     }
 
-    /// Reads the feed from its start (every entity) to its end, then makes the local store
-    /// the remote's collection, as a pull without a feed does, and keeps the last cursor.
+    /// Reads the feed from its start (every entity, or every entity of the subset) to its end,
+    /// then makes the local store the remote's collection, as a pull without a feed does, and
+    /// keeps the last cursor.
     /// Nothing is kept until the end: an entity the local store holds and the remote does
     /// not is known only once every page is read.
     private func pullFromTheStart(of feed: any ChangeFeedRepository<Entity, ID>, _ tally: SyncTally<ID>)
@@ -64,7 +91,7 @@ extension OfflineFirstRepository {
         var entities: [ID: Entity] = [:]
         while true {
             tally.requested()
-            let page = try await feed.changes(since: cursor, limit: Self.pullPageSize)
+            let page = try await feedPage(of: feed, after: cursor)
             for entity in page.saved {
                 if entities.updateValue(entity, forKey: entity.id) == nil { order.append(entity.id) }
             }
@@ -73,13 +100,13 @@ extension OfflineFirstRepository {
             guard page.hasMore else { break }
         }
         try await replaceLocal(with: order.compactMap { entities[$0] }, tally)
-        if let cursor { try outbox.pullCursor.keep(cursor) }
+        if let cursor { try outbox.pullCursor.keep(cursor, for: subsetKey) }
         // What a session that ended without closing may have left here is gone now.
         outbox.session.settled()
     }
 
-    /// Makes the local store hold `values`, the remote's whole collection, except where a
-    /// change is pending.
+    /// Makes the local store hold `values`, the remote's whole collection (or whole subset),
+    /// except where a change is pending.
     private func replaceLocal(with values: [Entity], _ tally: SyncTally<ID>) async throws {
         let received = try await engine.write(.all) { [outbox, local] in
             let pending = Set(try await outbox.records().map(\.id))

@@ -67,6 +67,10 @@ where
     public let outbox: Outbox<Entity>
     /// How a conflict with a remote that changed meanwhile is settled.
     public let conflictPolicy: ConflictPolicy<Entity>
+    /// The conditions that select the part of the remote this repository syncs, or `nil` for
+    /// the whole collection (see ``init(remote:local:outbox:subset:conflicts:automaticSync:)``).
+    public var subset: Query<Entity>? { syncedSubset?.query }
+    let syncedSubset: SyncSubset<Entity>?
     let engine: SyncEngine<Entity>
 
     /// Puts `local` and `outbox` beside `remote`.
@@ -86,10 +90,62 @@ where
         conflicts: ConflictPolicy<Entity> = .mergeFields(tie: .remote),
         automaticSync: AutomaticSync? = .afterWrites
     ) {
+        self.init(
+            remote: remote, local: local, outbox: outbox, syncedSubset: nil, conflicts: conflicts,
+            automaticSync: automaticSync)
+    }
+
+    /// Puts `local` and `outbox` beside the part of `remote` that meets `subset`'s conditions:
+    /// partial sync, for a device that needs only its own share of a large collection.
+    ///
+    /// ```swift
+    /// let mine = try api.offlineFirst(
+    ///     local: local, outbox: outbox, subset: Query<Task>().where(\.owner == me))
+    /// ```
+    ///
+    /// A pull brings only the entities that meet the conditions: through the remote's change
+    /// feed, asked for the subset (``ChangeFeedRepository/changes(since:limit:in:)``: an API
+    /// whose feed takes the conditions as parameters sends only the subset, and the IDs of
+    /// the entities that changed outside it), else by ``Repository/fetch(_:)`` with the
+    /// subset's conditions. An entity that stops meeting them on the remote is removed here at
+    /// the next pull, unless it has a pending change. Every page is checked on the device
+    /// too, so a remote that ignores the conditions costs more and is never wrong.
+    ///
+    /// Writes are not limited: an entity saved here outside the subset is sent as any other,
+    /// and leaves the local store at the first pull after the remote confirmed it.
+    ///
+    /// The feed's cursor is kept with the subset it was read for: opening the same outbox with
+    /// other conditions (another user signed in) reads the new subset in full once.
+    ///
+    /// - Parameters:
+    ///   - remote: where the changes go and the remote state comes from.
+    ///   - local: answers every read; must be a store this device owns, never an API.
+    ///   - outbox: keeps the changes not sent yet; one outbox for one local store.
+    ///   - subset: conditions on declared fields (``Query/where(_:)``) and nothing else.
+    ///   - conflicts: how a remote that changed since a change was made is settled.
+    ///   - automaticSync: when a sync starts by itself; `nil`: only when ``sync()`` is called.
+    /// - Throws: ``RepositoryError/Code/rejected`` when `subset` holds a filter closure, sort
+    ///   keys, an offset or a limit, or a condition on a field the entity does not declare.
+    public init(
+        remote: Remote, local: Local, outbox: Outbox<Entity>, subset: Query<Entity>,
+        conflicts: ConflictPolicy<Entity> = .mergeFields(tie: .remote),
+        automaticSync: AutomaticSync? = .afterWrites
+    ) throws {
+        let subset = try SyncSubset(subset)
+        self.init(
+            remote: remote, local: local, outbox: outbox, syncedSubset: subset, conflicts: conflicts,
+            automaticSync: automaticSync)
+    }
+
+    private init(
+        remote: Remote, local: Local, outbox: Outbox<Entity>, syncedSubset: SyncSubset<Entity>?,
+        conflicts: ConflictPolicy<Entity>, automaticSync: AutomaticSync?
+    ) {
         requireCopy(Local.self, as: "local store", of: "OfflineFirstRepository")
         self.remote = remote
         self.local = local
         self.outbox = outbox
+        self.syncedSubset = syncedSubset
         self.conflictPolicy = conflicts
         self.engine = SyncEngine(automatic: automaticSync)
     }
@@ -344,9 +400,10 @@ extension OfflineFirstRepository {
     public func discard(id: ID) async throws {
         try await prepared()
         let remoteCopy = try await remote.fetch(id: id)
-        try await engine.write(.key(id)) { [outbox, local] in
+        try await engine.write(.key(id)) { [outbox, local, syncedSubset] in
             try await outbox.discard(id) {
-                if let remoteCopy {
+                // The remote's copy outside the subset synced is not kept here, as a pull would not.
+                if let remoteCopy, syncedSubset?.query.matches(remoteCopy) ?? true {
                     try await local.save(remoteCopy)
                 } else {
                     try await local.delete(id: id)

@@ -21,7 +21,7 @@ import Repositories
 /// | request | answer |
 /// |---|---|
 /// | `GET` | every entity, a JSON array (`?offset=&limit=` for a page); with the lookup convention's parameters (`points__lt=500&order_by=-points`), the entities the query selects, run by the store (`HTTPQueryConvention.lookups(…)`; `400` for a field the entity does not declare) |
-/// | `GET /changes?since=&limit=` | the change feed's page; `410` for a cursor too old |
+/// | `GET /changes?since=&limit=` | the change feed's page; `410` for a cursor too old; with the lookup convention's conditions (`owner=ana`), the page of that subset: its entities saved, every other ID changed after the cursor deleted |
 /// | `GET /{id}` | the entity, or `404` |
 /// | `PUT /{id}` | saves it: `201` created, `200` replaced, the entity stored as the body; with `If-None-Match: *`, `412` when the ID is held |
 /// | `POST` | creates it (the body carries its ID): `201`, or `409` when the ID is held |
@@ -109,18 +109,10 @@ where Store.Entity: Codable, Store.ID: Codable {
     /// A page of the collection, or of a query in the lookup convention, run by the store
     /// where it keeps the data (SQL in `PostgresRepository`).
     private func list(_ request: SyncRequest) async throws -> SyncResponse {
-        var query = Query<Store.Entity>()
-        if let fields = DeclaredFields.of(Store.Entity.self) {
-            do {
-                query = try LookupQuery.parse(request.query, fields: fields) ?? query
-            } catch let refusal as LookupQuery<Store.Entity>.Refusal {
-                return .problem(400, refusal.detail)
-            }
-        } else if let parameter = request.query.first(where: {
-            !LookupQuery<Store.Entity>.reserved.contains($0.name)
-        }) {
-            return .problem(
-                400, "\(Store.Entity.self) declares no queryable fields; \(parameter.name) cannot filter it")
+        var query: Query<Store.Entity>
+        switch lookups(in: request.query) {
+        case .success(let asked): query = asked
+        case .failure(let refusal): return .problem(400, refusal.detail)
         }
         query.offset = max(0, request.queryItem("offset").flatMap(Int.init) ?? 0)
         query.limit = request.queryItem("limit").flatMap(Int.init).map { min(max(0, $0), maximumPageSize) }
@@ -134,15 +126,55 @@ where Store.Entity: Codable, Store.ID: Codable {
         return .json(200, try encode(entity))
     }
 
+    /// The query the lookup convention's parameters among `items` ask for (an empty query
+    /// when there are none), or the refusal of a parameter that names no declared field.
+    private func lookups(in items: [URLQueryItem]) -> Result<
+        Query<Store.Entity>, LookupQuery<Store.Entity>.Refusal
+    > {
+        guard let fields = DeclaredFields.of(Store.Entity.self) else {
+            if let parameter = items.first(where: { !LookupQuery<Store.Entity>.reserved.contains($0.name) }) {
+                return .failure(
+                    .init(
+                        detail:
+                            "\(Store.Entity.self) declares no queryable fields; \(parameter.name) cannot filter it"
+                    ))
+            }
+            return .success(Query())
+        }
+        do {
+            return .success(try LookupQuery.parse(items, fields: fields) ?? Query())
+        } catch let refusal as LookupQuery<Store.Entity>.Refusal {
+            return .failure(refusal)
+        } catch {
+            return .failure(.init(detail: "\(error)"))
+        }
+    }
+
+    /// A page of the change feed; with the lookup convention's conditions, the page a reader
+    /// holding only the entities that meet them needs: those among `saved`, and the ID of
+    /// every other entity changed after the cursor among `deleted`, so the reader removes
+    /// what left its subset (`ChangeFeedRepository.changes(since:limit:in:)`).
     private func changes(_ request: SyncRequest) async throws -> SyncResponse {
         let asked = request.queryItem("limit")
         guard let limit = asked.map(Int.init) ?? 100, limit > 0 else {
             return .problem(400, "limit must be a positive integer, not \(asked ?? "")")
         }
         let cursor = request.queryItem("since").map(SyncCursor.init)
+        let subset: Query<Store.Entity>
+        switch lookups(in: request.query.filter { $0.name != "since" }) {
+        case .success(let asked): subset = asked
+        case .failure(let refusal): return .problem(400, refusal.detail)
+        }
+        guard subset.sortKeys.isEmpty, request.queryItem("offset") == nil else {
+            return .problem(400, "A page of changes takes conditions only: no order_by and no offset")
+        }
         let page: ChangePage<Store.Entity, Store.ID>
         do {
-            page = try await store.changes(since: cursor, limit: min(limit, maximumPageSize))
+            let size = min(limit, maximumPageSize)
+            page =
+                subset.conditions.isEmpty
+                ? try await store.changes(since: cursor, limit: size)
+                : try await store.changes(since: cursor, limit: size, in: subset)
         } catch let error as RepositoryError where error.code == .cursorExpired {
             return .problem(
                 410, "The cursor is too old, or not this server's: read from the start. \(error.reason)")

@@ -181,7 +181,7 @@ extension HTTPRepository {
     /// The key of the declared field `name` in the API's JSON: `name` itself when the coding
     /// converts keys to snake case, or writes them its own way; in lower camel case with
     /// Swift's default keys (`found_at` → `foundAt`).
-    private func apiName(_ name: String) -> String {
+    func apiName(_ name: String) -> String {
         if case .useDefaultKeys = configuration.coding.makeEncoder().keyEncodingStrategy {
             return DeclaredFields.lowerCamelCase(name)
         }

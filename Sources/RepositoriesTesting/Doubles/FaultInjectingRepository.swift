@@ -199,6 +199,14 @@ extension FaultInjectingRepository: ChangeFeedRepository where Base: ChangeFeedR
         try await intercept(.fetchAll) { try await base.changes(since: cursor, limit: limit) }
     }
 
+    /// Reads a page of ``base``'s change feed for `subset` unless a fault is due, as
+    /// ``changes(since:limit:)``.
+    public func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await intercept(.fetchAll) { try await base.changes(since: cursor, limit: limit, in: subset) }
+    }
+
     /// Whether ``base`` serves a feed.
     public var servesChangeFeed: Bool { base.servesChangeFeed }
 }

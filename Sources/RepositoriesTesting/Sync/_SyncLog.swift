@@ -208,8 +208,22 @@ extension _SyncLink: ChangeFeedRepository where Base: ChangeFeedRepository {
     /// A page of the remote's feed, when the device is online; the answer may be lost, as a
     /// write's may, and then the page is not applied and its cursor not kept.
     func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        try await page { try await base.changes(since: cursor, limit: limit) }
+    }
+
+    /// A page of the remote's feed for `subset`, as ``changes(since:limit:)``.
+    func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        try await page { try await base.changes(since: cursor, limit: limit, in: subset) }
+    }
+
+    /// The page `read` answers, when the device is online and the answer is not lost.
+    private func page(_ read: () async throws -> ChangePage<Entity, ID>) async throws -> ChangePage<
+        Entity, ID
+    > {
         try reach()
-        let page = try await base.changes(since: cursor, limit: limit)
+        let page = try await read()
         if strikes(weather.lostAnswerProbability) {
             throw RepositoryError.unavailable("SyncConformance: the page of changes was lost on its way")
         }

@@ -29,14 +29,16 @@ are off until a test turns them on with PUT /__switches (a Switches object; GET 
     answer_late              the next N writes arrive late_delay seconds after they were
                              sent, after the client timed out: only then is their key
                              checked and are they applied
-Each resource serves its change feed at /notes/changes and /tasks/changes (?since=&limit=,
-Docs/HTTP.md's convention); POST /__forget_deletions?resource=R forgets R's tombstones, so
+Each resource serves its change feed at /notes/changes, /tasks/changes and /scores/changes
+(?since=&limit=, Docs/HTTP.md's convention; the scores' feed also takes the lookups of
+/scores/, for a reader that syncs only that subset); POST /__forget_deletions?resource=R forgets R's tombstones, so
 older cursors answer 410.
 
 Every change applied (a create, a replace, a delete that removed something) is kept in
 order with the request's Idempotency-Key and body: GET /__applications?since=N reads those
 after the N-th. GET /__stats counts the answers replayed and lost, the writes held late and
-those of them that have landed since.
+those of them that have landed since, the scores' feed pages and the score bodies they
+sent, and the score replacements applied.
 
 Run by the tests: it binds 127.0.0.1 on a free port, prints the port on one line of stdout,
 and serves until its stdin closes.
@@ -119,7 +121,8 @@ tasks: dict[uuid.UUID, Task] = {}
 next_note_id = 1
 switches = Switches()
 applications: list[Application] = []
-stats = {"replayed": 0, "lost": 0, "late": 0, "late_landed": 0}
+stats = {"replayed": 0, "lost": 0, "late": 0, "late_landed": 0, "score_pages": 0, "score_bodies_sent": 0,
+         "score_writes": 0}
 
 
 class Feed:
@@ -174,7 +177,7 @@ class Feed:
         return saved, deleted, "%s:%d:%d" % (self.epoch, number, self.forgets), more
 
 
-feeds = {"notes": Feed(), "tasks": Feed()}
+feeds = {"notes": Feed(), "tasks": Feed(), "scores": Feed()}
 
 
 class NoteChanges(BaseModel):
@@ -513,16 +516,13 @@ def lookup_holds(value, lookup: str, operand) -> bool:
             "gt": value > operand, "gte": value >= operand}[lookup]
 
 
-@app.get("/scores/")
-def read_scores(request: Request, offset: int = 0, limit: Annotated[int, Query(ge=0, le=100)] = 100,
-                order_by: str | None = None) -> list[Score]:
-    """The scores that meet every lookup (Docs/Queries.md's convention: `field=v`,
-    `field__lt=v`, `__lte`, `__gt`, `__gte`, `__in=a,b`, `__isnull=true`, `__startswith=p`),
-    in the order of `order_by` (fields comma-separated, `-` for descending; None first when
-    ascending), ties in insertion order; an unknown field or lookup answers 400."""
+def score_conditions(request: Request, reserved: tuple[str, ...]):
+    """The lookups among the request's parameters (Docs/Queries.md's convention: `field=v`,
+    `field__lt=v`, `__lte`, `__gt`, `__gte`, `__in=a,b`, `__isnull=true`, `__startswith=p`)
+    as (field, lookup, operand); an unknown field or lookup, or a bad value, answers 400."""
     conditions = []
     for name, text in request.query_params.multi_items():
-        if name in ("offset", "limit", "order_by"):
+        if name in reserved:
             continue
         field, _, lookup = name.partition("__")
         if field not in Score.model_fields or (lookup and lookup not in LOOKUPS):
@@ -537,9 +537,22 @@ def read_scores(request: Request, offset: int = 0, limit: Annotated[int, Query(g
         except (KeyError, ValueError):
             raise HTTPException(status_code=400, detail="Bad value for %s: %s" % (name, text))
         conditions.append((field, lookup, operand))
+    return conditions
+
+
+def score_meets(score: Score, conditions) -> bool:
+    return all(lookup_holds(getattr(score, f), l, o) for f, l, o in conditions)
+
+
+@app.get("/scores/")
+def read_scores(request: Request, offset: int = 0, limit: Annotated[int, Query(ge=0, le=100)] = 100,
+                order_by: str | None = None) -> list[Score]:
+    """The scores that meet every lookup (score_conditions), in the order of `order_by`
+    (fields comma-separated, `-` for descending; None first when ascending), ties in
+    insertion order."""
+    conditions = score_conditions(request, ("offset", "limit", "order_by"))
     with lock:
-        rows = [s for s in scores.values()
-                if all(lookup_holds(getattr(s, f), l, o) for f, l, o in conditions)]
+        rows = [s for s in scores.values() if score_meets(s, conditions)]
     for term in reversed((order_by or "").split(",") if order_by else []):
         field = term.lstrip("-")
         if field not in Score.model_fields:
@@ -550,6 +563,29 @@ def read_scores(request: Request, offset: int = 0, limit: Annotated[int, Query(g
         present.sort(key=lambda s: getattr(s, field), reverse=descending)
         rows = present + absent if descending else absent + present
     return rows[offset:offset + limit]
+
+
+class ScoreChanges(BaseModel):
+    saved: list[Score]
+    deleted: list[int]
+    next: str
+    more: bool
+
+
+@app.get("/scores/changes")
+def read_score_changes(request: Request, since: str | None = None,
+                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ScoreChanges:
+    """The scores' change feed (Docs/HTTP.md's convention). With lookups, the page of that
+    subset: a changed score that meets them among saved, any other changed score's ID among
+    deleted, so a reader that holds only the subset removes what left it."""
+    conditions = score_conditions(request, ("since", "limit"))
+    with lock:
+        saved, deleted, cursor, more = feeds["scores"].page(since, limit, scores)
+        left = [s.id for s in saved if not score_meets(s, conditions)]
+        kept = [s for s in saved if score_meets(s, conditions)]
+        stats["score_pages"] += 1
+        stats["score_bodies_sent"] += len(kept)
+    return ScoreChanges(saved=kept, deleted=deleted + left, next=cursor, more=more)
 
 
 @app.get("/scores/{score_id}")
@@ -566,6 +602,7 @@ def create_score(score: Score) -> Score:
         if score.id in scores:
             raise HTTPException(status_code=409, detail="Score exists")
         scores[score.id] = score
+        feeds["scores"].changed(score.id)
         return score
 
 
@@ -575,6 +612,8 @@ def replace_score(score_id: int, score: Score) -> Score:
         if score_id not in scores:
             raise HTTPException(status_code=404, detail="Score not found")
         scores[score_id] = score.model_copy(update={"id": score_id})
+        feeds["scores"].changed(score_id)
+        stats["score_writes"] += 1
         return scores[score_id]
 
 
@@ -583,6 +622,7 @@ def delete_score(score_id: int):
     with lock:
         if scores.pop(score_id, None) is None:
             raise HTTPException(status_code=404, detail="Score not found")
+        feeds["scores"].changed(score_id)
     return {"ok": True}
 
 

@@ -14,18 +14,25 @@ where Remote.Entity: Codable & Equatable, Remote.ID: Codable {
     let outbox: Outbox<Entity>
     let repository: OfflineFirstRepository<Remote, FileRepository<Entity>>
 
-    /// Opens the device in `directory` (a new one when `nil`).
+    /// Opens the device in `directory` (a new one when `nil`), syncing `subset` of the remote
+    /// when one is given.
     init(
         _ remote: Remote, conflicts: ConflictPolicy<Entity> = .mergeFields(tie: .remote),
-        migrations: Migrations<Entity> = Migrations(), in directory: TemporaryDirectory? = nil
+        migrations: Migrations<Entity> = Migrations(), subset: Query<Entity>? = nil,
+        in directory: TemporaryDirectory? = nil
     ) async throws {
         self.directory = try directory ?? TemporaryDirectory()
         local = try await FileRepository<Entity>(
             fileURL: self.directory.url.appending(path: "device.store"), migrations: migrations)
         outbox = try await Outbox<Entity>(
             fileURL: self.directory.url.appending(path: "device.outbox"), migrations: migrations)
-        repository = remote.offlineFirst(
-            local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
+        if let subset {
+            repository = try remote.offlineFirst(
+                local: local, outbox: outbox, subset: subset, conflicts: conflicts, automaticSync: nil)
+        } else {
+            repository = remote.offlineFirst(
+                local: local, outbox: outbox, conflicts: conflicts, automaticSync: nil)
+        }
     }
 
     /// Closes the files, as the app does when it quits.
