@@ -49,6 +49,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),
+    ("partial sync", BenchmarkRun.partialSyncFigures),
     ("observers", BenchmarkRun.observerFigures),
     ("sync server", BenchmarkRun.syncServerFigures),
     ("migrations", BenchmarkRun.migrationFigures),

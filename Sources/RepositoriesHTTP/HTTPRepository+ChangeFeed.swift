@@ -24,7 +24,7 @@ extension HTTPRepository: ChangeFeedRepository {
     /// convention writes them, and the server answers the subset's entities and the IDs of
     /// the others changed after the cursor; else the whole feed's page is read. Either way,
     /// each saved entity outside the subset is moved to `deleted` here
-    /// (``ChangePage/restricted(to:)``), so a server that ignores a condition costs more
+    /// (`ChangePage.restricted(to:)`), so a server that ignores a condition costs more
     /// but is never wrong.
     ///
     /// - Throws: as ``changes(since:limit:)``.
@@ -32,9 +32,16 @@ extension HTTPRepository: ChangeFeedRepository {
         -> ChangePage<Entity, ID>
     {
         var items: [URLQueryItem] = []
-        if configuration.changeFeed?.takesSubset == true, let convention = configuration.queries {
+        if let feed = configuration.changeFeed, feed.takesSubset, let convention = configuration.queries {
+            // A field named like the feed's own parameters (`since`, `limit`) stays on the device.
+            let feedNames = [nil, SyncCursor("0")].flatMap { cursor in
+                let url = feed.request(cursor, limit, resource).url
+                return URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems?.map(\.name) ?? []
+            }
             let conditions = subset.conditions.reduce(Query<Entity>()) { $0.requiring($1) }
-            items = HTTPQueryPlan(conditions, convention: convention, apiName: apiName).conditionItems
+            items =
+                HTTPQueryPlan(conditions, convention: convention, apiName: apiName, reserving: Set(feedNames))
+                .conditionItems
         }
         return try await changes(since: cursor, limit: limit, adding: items).restricted(to: subset)
     }

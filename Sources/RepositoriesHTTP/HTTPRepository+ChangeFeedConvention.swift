@@ -11,7 +11,7 @@ extension HTTPRepository {
     /// configuration.changeFeed = .changesEndpoint()   // GET /tasks/changes?since=…&limit=…
     /// ```
     ///
-    /// ``changesEndpoint(path:sinceName:limitName:savedKey:deletedKey:nextKey:moreKey:)`` is
+    /// ``changesEndpoint(path:sinceName:limitName:savedKey:deletedKey:nextKey:moreKey:takesSubset:)`` is
     /// this library's wire convention (Docs/HTTP.md shows it served by FastAPI and Django REST
     /// Framework): `GET <collection>/changes?limit=N` first, then `?since=<next>&limit=N`,
     /// answered `{"saved": [...], "deleted": [...], "next": "…", "more": false}`, and `410 Gone`
@@ -38,10 +38,10 @@ extension HTTPRepository {
         /// syncs a subset (``HTTPRepository/changes(since:limit:in:)``). A server that takes
         /// them must answer among `saved` only the entities that meet them, and among `deleted`
         /// the ID of every other entity changed after the cursor, so a reader learns what left
-        /// its subset: ``SyncEndpoint`` does. `true` for ``changesEndpoint(path:sinceName:limitName:savedKey:deletedKey:nextKey:moreKey:)``;
-        /// `false` for ``postgREST(updatedAt:deleted:primaryKey:lag:retention:)``, whose table
-        /// filtered by the conditions would leave out a row that stopped meeting them: its
-        /// pages are read whole and restricted on the device.
+        /// its subset: ``SyncEndpoint`` does. A server that merely filtered its page would leave
+        /// out the entity that stopped meeting them, and the device would keep it. `false` by
+        /// default: the pages are read whole and restricted on the device, which costs more
+        /// and is never wrong. The PostgREST feed leaves it `false`.
         public var takesSubset: Bool = false
 
         /// A feed served by `request` and read by `decodePage`.
@@ -65,12 +65,12 @@ extension HTTPRepository {
         ///      "next": "7f3a:1044", "more": false}
         /// ```
         ///
-        /// For an offline-first repository that syncs a subset, and a configuration with a query
-        /// convention (``Configuration/queries``), the request also carries the subset's
-        /// conditions as that convention writes them (`GET /tasks/changes?limit=500&owner=ana`,
-        /// with ``HTTPQueryConvention/lookups(orderingName:codePointTextOrder:tiebreak:maximumLimit:)``);
-        /// the server answers among `saved` only the entities that meet them, and among
-        /// `deleted` the ID of every other entity changed after the cursor (``takesSubset``).
+        /// With `takesSubset`, an offline-first repository that syncs a subset, and a
+        /// configuration with a query convention (``Configuration/queries``), the request also
+        /// carries the subset's conditions as that convention writes them
+        /// (`GET /tasks/changes?limit=500&owner=ana` with the lookups convention); the server
+        /// answers among `saved` only the entities that meet them, and among `deleted` the ID
+        /// of every other entity changed after the cursor (``takesSubset``).
         ///
         /// `saved` holds each entity changed after the cursor as it is now, encoded as the
         /// collection's items are; `deleted` the IDs deleted after it; `next` the cursor to send
@@ -87,10 +87,13 @@ extension HTTPRepository {
         ///   - deletedKey: the answer's key for the IDs deleted.
         ///   - nextKey: the answer's key for the next cursor.
         ///   - moreKey: the answer's key for whether more follow.
+        ///   - takesSubset: whether the server serves a subset's pages when the request carries
+        ///     its conditions (``takesSubset``): say so only for a server that reports what left
+        ///     the subset, as `SyncEndpoint` does.
         public static func changesEndpoint(
             path: String = "changes", sinceName: String = "since", limitName: String = "limit",
             savedKey: String = "saved", deletedKey: String = "deleted", nextKey: String = "next",
-            moreKey: String = "more"
+            moreKey: String = "more", takesSubset: Bool = false
         ) -> ChangeFeed {
             let keys = FeedAnswerKeys(saved: savedKey, deleted: deletedKey, next: nextKey, more: moreKey)
             var feed = ChangeFeed(
@@ -105,7 +108,7 @@ extension HTTPRepository {
                         saved: answer.saved, deleted: answer.deleted, next: SyncCursor(answer.next),
                         hasMore: answer.more)
                 })
-            feed.takesSubset = true
+            feed.takesSubset = takesSubset
             return feed
         }
     }

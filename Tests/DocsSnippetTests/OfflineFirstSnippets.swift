@@ -159,4 +159,29 @@ struct OfflineFirstSnippets {
         network.set(reachable: true)  // from your monitor: the changes waiting go out now
         return notes
     }
+
+    /// "Syncing part of the remote": a chore list shared by a household, each device holding
+    /// its user's chores.
+    struct Chore: Identifiable, Codable, Sendable, QueryableEntity {
+        var id: UUID
+        var owner: String
+        var title: String
+
+        static let queryableFields: [QueryableField<Chore>] = [QueryableField(\.owner, name: "owner")]
+    }
+
+    func subset(directory: URL, api: URL, me: String) async throws -> SyncReport<UUID> {
+        var configuration = HTTPRepository<Chore>.Configuration.fastAPI(queries: .lookups())
+        configuration.changeFeed = .changesEndpoint(takesSubset: true)  // GET /chores/changes?…&owner=ana
+        let local = try await FileRepository<Chore>(fileURL: directory.appending(path: "chores.store"))
+        let outbox = try await Outbox<Chore>(fileURL: directory.appending(path: "chores.outbox"))
+        let chores = try HTTPRepository<Chore>(
+            baseURL: api.appending(path: "chores/"), configuration: configuration
+        )
+        .retrying(.default)
+        .offlineFirst(local: local, outbox: outbox, subset: Query<Chore>().where(\.owner == me))
+
+        let report = try await chores.sync()  // only my chores travel
+        return report
+    }
 }

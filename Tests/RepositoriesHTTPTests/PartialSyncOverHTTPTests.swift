@@ -68,7 +68,8 @@ import Testing
             base: CountingTransport(
                 base: SyncEndpointTransport(SyncEndpoint(store: store), at: "/scores"),
                 droppingParameter: dropped))
-        var configuration = HTTPRepository<Score>.Configuration(changeFeed: feed ? .changesEndpoint() : nil)
+        var configuration = HTTPRepository<Score>.Configuration(
+            changeFeed: feed ? .changesEndpoint(takesSubset: true) : nil)
         // The endpoint orders by declared fields only: no `id` tiebreak.
         configuration.queries = .lookups(tiebreak: [])
         let client = HTTPRepository<Score>(
@@ -151,7 +152,7 @@ import Testing
     @Test func aHostileFastAPIFeedConvergesOnTheSubset() async throws {
         try await withFramework(.fastAPI) { server in
             var configuration = HTTPRepository<Score>.Configuration.fastAPI(queries: .lookups())
-            configuration.changeFeed = .changesEndpoint()
+            configuration.changeFeed = .changesEndpoint(takesSubset: true)
             let url = server.root.appending(path: "scores/")
             let api = HTTPRepository<Score>(baseURL: url, configuration: configuration)
             try await api.save(contentsOf: Self.scores(120))
@@ -194,11 +195,70 @@ import Testing
             let stats = try await server.hostilityCounts()
             #expect(losing.bodiesSent > 0)
             #expect(losing.answersLost >= 10, "the hostility happened: \(losing.answersLost) answers lost")
+            #expect(losing.foreignBodies == 0, "every score body the feed sent was ana's")
             #expect(
                 (stats["score_bodies_sent"] ?? 0) == losing.bodiesSent + losing.bodiesLost,
-                "every score body the feed sent was ana's, read by the device or lost: \(stats)")
+                "the server counted the bodies the device read or lost: \(stats)")
             try await device.close()
         }
+    }
+
+    /// A condition on a field named like the feed's own parameters (`since`, `limit`) is
+    /// never sent: the server would read it as the cursor or the page size. It runs on the
+    /// device, as does every condition of a feed that does not take subsets.
+    @Test func aConditionNamedLikeTheFeedsParametersStaysOnTheDevice() async throws {
+        struct Event: Identifiable, Codable, Sendable, QueryableEntity {
+            var id: Int
+            var since: Int
+            var owner: String
+            static let queryableFields: [QueryableField<Event>] = [
+                QueryableField(\.since, name: "since"), QueryableField(\.owner, name: "owner"),
+            ]
+        }
+        let page =
+            #"{"saved": [{"id": 1, "since": 3, "owner": "ana"}, {"id": 2, "since": 4, "owner": "ana"}], "deleted": [], "next": "9", "more": false}"#
+        let transport = RecordingTransport { _ in (200, [:], page) }
+        let url = try #require(URL(string: "https://api.example.com/events"))
+        var configuration = HTTPRepository<Event>.Configuration(
+            changeFeed: .changesEndpoint(takesSubset: true))
+        configuration.queries = .lookups()
+        let events = HTTPRepository<Event>(baseURL: url, configuration: configuration, transport: transport)
+        let subset = Query<Event>().where(\.since == 3).where(\.owner == "ana")
+        let first = try await events.changes(since: nil, limit: 10, in: subset)
+        let next = try await events.changes(since: first.next, limit: 10, in: subset)
+        #expect(first.saved.map(\.id) == [1] && first.deleted == [2])
+        #expect(next.saved.map(\.id) == [1])
+
+        var plain = configuration
+        plain.changeFeed = .changesEndpoint()
+        _ = try await HTTPRepository<Event>(baseURL: url, configuration: plain, transport: transport)
+            .changes(since: nil, limit: 10, in: subset)
+        #expect(
+            transport.requests.map(\.line) == [
+                "GET /events/changes?limit=10&owner=ana", "GET /events/changes?since=9&limit=10&owner=ana",
+                "GET /events/changes?limit=10",
+            ])
+    }
+
+    /// `SyncEndpoint`'s feed skips a condition it cannot read (the device checks every page),
+    /// and refuses an order or an offset, which a page of changes has no use for.
+    @Test func theEndpointsFeedSkipsAConditionItCannotRead() async throws {
+        let endpoint = SyncEndpoint(store: InMemoryRepository(Self.scores(9)))
+        func page(_ query: [URLQueryItem]) async -> SyncResponse {
+            await endpoint.respond(to: SyncRequest(method: "GET", path: "/changes", query: query))
+        }
+        struct Page: Decodable {
+            var saved: [Score]
+            var deleted: [Int]
+        }
+        let skipped = await page([
+            URLQueryItem(name: "shelf", value: "3"), URLQueryItem(name: "player", value: "ana"),
+        ])
+        #expect(skipped.status == 200)
+        let answer = try JSONDecoder().decode(Page.self, from: skipped.body)
+        #expect(answer.saved.map(\.id) == [3, 6, 9] && answer.deleted == [1, 2, 4, 5, 7, 8])
+        #expect(await page([URLQueryItem(name: "order_by", value: "points")]).status == 400)
+        #expect(await page([URLQueryItem(name: "offset", value: "2")]).status == 400)
     }
 
     /// Syncs until a sync works: the transport loses answers on purpose.
@@ -227,6 +287,7 @@ final class FeedCounter: HTTPTransport {
         var bodiesSent = 0
         var bodiesLost = 0
         var answersLost = 0
+        var foreignBodies = 0
         var urls: [String] = []
     }
     private let state: Mutex<State>
@@ -239,6 +300,8 @@ final class FeedCounter: HTTPTransport {
 
     /// The score bodies the feed's answers delivered.
     var bodiesSent: Int { state.withLock { $0.bodiesSent } }
+    /// The score bodies the feed sent (read or lost) whose player is not ana.
+    var foreignBodies: Int { state.withLock { $0.foreignBodies } }
     /// How many answers were dropped.
     var answersLost: Int { state.withLock { $0.answersLost } }
     /// The score bodies in feed answers that were dropped.
@@ -261,8 +324,11 @@ final class FeedCounter: HTTPTransport {
         let url = response.url ?? request.url
         let line = (url?.path ?? "") + "?" + (url?.query ?? "")
         let isFeed = line.contains("/changes")
-        let saved = isFeed ? ((try? JSONDecoder().decode(SavedCount.self, from: data))?.saved.count ?? 0) : 0
+        // Not a page (a 410, a refusal): no bodies.
+        let bodies = isFeed ? ((try? JSONDecoder().decode(SavedPlayers.self, from: data))?.saved ?? []) : []
+        let saved = bodies.count
         let lost = state.withLock { state in
+            state.foreignBodies += bodies.filter { $0.player != "ana" }.count
             if request.httpMethod == "GET" { state.urls.append(line) }
             let lost = losing > 0 && Double.random(in: 0..<1, using: &state.random) < losing
             if lost {
@@ -277,8 +343,8 @@ final class FeedCounter: HTTPTransport {
         return (data, response)
     }
 
-    private struct SavedCount: Decodable {
-        struct Body: Decodable {}
+    private struct SavedPlayers: Decodable {
+        struct Body: Decodable { var player: String }
         var saved: [Body]
     }
 }

@@ -48,8 +48,8 @@ public protocol ChangeFeedRepository<Entity, ID>: Repository {
     ///
     /// The default reads ``changes(since:limit:)`` and moves each saved entity outside the
     /// subset to `deleted` (``ChangePage/restricted(to:)``), so a page is at most `limit`
-    /// IDs either way. A store that can select the subset where its data lives (an API
-    /// given the conditions as parameters) sends less.
+    /// IDs either way. An API given the conditions as parameters sends the other entities as
+    /// IDs, not bodies; the IDs still travel, a first read's included.
     ///
     /// - Throws: as ``changes(since:limit:)``.
     func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws -> ChangePage<

@@ -86,6 +86,12 @@ extension OfflineFirstRepository {
     private func pullFromTheStart(of feed: any ChangeFeedRepository<Entity, ID>, _ tally: SyncTally<ID>)
         async throws
     {
+        if let kept = outbox.pullCursor.current, kept.subset != subsetKey {
+            // The local store is about to hold another subset than the cursor's: were the new
+            // cursor not kept after it, opening with the old subset would go on from the old
+            // cursor over the new subset's entities.
+            try outbox.pullCursor.forget()
+        }
         var cursor: SyncCursor?
         var order: [ID] = []
         var entities: [ID: Entity] = [:]

@@ -252,12 +252,14 @@ extension OfflineFirstRepository {
         switch settlement.decision {
         case .alreadyApplied:
             try await outbox.acknowledge([record])
+            try await removeIfOutsideSubset(record.id)
             tally.confirmed(1)
             return nil
         case .send:
             return Outgoing(record: record, tag: current?.tag)
         case .keepRemote(let version):
             try await keepRemote(version, for: record)
+            try await removeIfOutsideSubset(record.id)
             return nil
         case .sendMerged(let merged):
             // The outbox and the local store both take the merge, or neither.
@@ -288,6 +290,20 @@ extension OfflineFirstRepository {
                 try await local.delete(id: record.id)
             }
             try await outbox.drop([record])
+        }
+    }
+
+    /// Removes `id`'s entity here when a subset is synced, the entity is outside it, and no
+    /// change of it is pending: a push that settled on the remote's copy (a conflict kept
+    /// remote, a change the remote already held) wrote nothing new there, so the feed may have
+    /// reported the copy before the cursor kept, and no pull would remove it.
+    private func removeIfOutsideSubset(_ id: ID) async throws {
+        guard let subset = syncedSubset else { return }
+        try await engine.write(.key(id)) { [outbox, local] in
+            guard try await outbox.records([id])[id] == nil, let copy = try await local.fetch(id: id),
+                !subset.query.matches(copy)
+            else { return }
+            try await local.delete(id: id)
         }
     }
 

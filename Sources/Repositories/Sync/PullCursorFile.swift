@@ -72,9 +72,11 @@ final class PullCursorFile: Sendable {
         kept.withLock { $0 = record }
     }
 
-    /// Forgets the cursor, so the next pull reads the remote in full.
+    /// Forgets the cursor, durably (the directory flushed), so the next pull reads the
+    /// remote in full.
     func forget() throws {
         try JournalFile.remove(url.path)
+        try JournalFile.synchronizeDirectory(of: url.path)
         kept.withLock { $0 = nil }
     }
 

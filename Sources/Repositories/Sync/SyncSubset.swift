@@ -10,8 +10,9 @@
 struct SyncSubset<Entity>: Sendable {
     /// The query: conditions only.
     let query: Query<Entity>
-    /// The conditions spelled exactly, the same for the same conditions in every process and
-    /// release: the cursor file keeps it beside its cursor.
+    /// The conditions spelled exactly (each value to the bit, in the order they were
+    /// given): the cursor file keeps it beside its cursor. The same conditions in another
+    /// order are another key, which costs one full pull, never a wrong one.
     let key: String
 
     /// The subset `query` selects.

@@ -150,8 +150,8 @@ where Store.Entity: Codable, Store.ID: Codable {
         }
     }
 
-    /// A page of the change feed; with the lookup convention's conditions, the page a reader
-    /// holding only the entities that meet them needs: those among `saved`, and the ID of
+    /// A page of the change feed; with the lookup convention's conditions (those it can read;
+    /// any other is skipped), the page a reader holding only the entities that meet them needs: those among `saved`, and the ID of
     /// every other entity changed after the cursor among `deleted`, so the reader removes
     /// what left its subset (`ChangeFeedRepository.changes(since:limit:in:)`).
     private func changes(_ request: SyncRequest) async throws -> SyncResponse {
@@ -160,13 +160,16 @@ where Store.Entity: Codable, Store.ID: Codable {
             return .problem(400, "limit must be a positive integer, not \(asked ?? "")")
         }
         let cursor = request.queryItem("since").map(SyncCursor.init)
-        let subset: Query<Store.Entity>
-        switch lookups(in: request.query.filter { $0.name != "since" }) {
-        case .success(let asked): subset = asked
-        case .failure(let refusal): return .problem(400, refusal.detail)
-        }
-        guard subset.sortKeys.isEmpty, request.queryItem("offset") == nil else {
+        guard request.queryItem("order_by") == nil, request.queryItem("offset") == nil else {
             return .problem(400, "A page of changes takes conditions only: no order_by and no offset")
+        }
+        // A condition this server cannot read is skipped, not refused: the reader checks every
+        // page against its subset, so the page is only larger.
+        var subset = Query<Store.Entity>()
+        for item in request.query where !["since", "limit"].contains(item.name) {
+            if case .success(let asked) = lookups(in: [item]) {
+                subset = asked.conditions.reduce(subset) { $0.requiring($1) }
+            }
         }
         let page: ChangePage<Store.Entity, Store.ID>
         do {

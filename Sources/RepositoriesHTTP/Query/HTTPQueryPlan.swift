@@ -16,15 +16,20 @@ struct HTTPQueryPlan<Entity: Identifiable & Sendable>: Sendable where Entity.ID:
     /// The parameters of the collection's own order, for reading when the device sorts.
     let collectionOrderItems: [URLQueryItem]
 
-    /// The plan of `query` under `convention`, naming each declared field by `apiName`.
-    init(_ query: Query<Entity>, convention: HTTPQueryConvention, apiName: (String) -> String) {
+    /// The plan of `query` under `convention`, naming each declared field by `apiName`; a
+    /// field named like one of `reserving` (the names a change feed's request uses) stays on
+    /// the device.
+    init(
+        _ query: Query<Entity>, convention: HTTPQueryConvention, apiName: (String) -> String,
+        reserving: Set<String> = []
+    ) {
         self.query = query
         var sent: [FieldConditionNode<Entity>] = []
         var unsent: [FieldConditionNode<Entity>] = []
         var items: [URLQueryItem] = []
         var names: Set<String> = []
         // The names the request uses for its window and order are not the conditions'.
-        var reserved = convention.reservedNames.union(convention.window(0, 1).map(\.name))
+        var reserved = convention.reservedNames.union(convention.window(0, 1).map(\.name)).union(reserving)
         reserved.formUnion((convention.order([]) ?? []).map(\.name))
         for node in query.conditions.flatMap(\.node.conjuncts) {
             if Self.sendable(node, reserved, apiName),

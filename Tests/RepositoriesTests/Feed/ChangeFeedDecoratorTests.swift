@@ -1,6 +1,7 @@
 import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
+import Synchronization
 import Testing
 
 /// A store's feed wrapped in any decorator is still a feed, and keeps every law.
@@ -85,4 +86,62 @@ import Testing
         }
         #expect(error?.code == .decodingFailed)
     }
+
+    /// Each forwarding decorator hands a subset's page to the store beneath, so an API that
+    /// selects the subset still does behind `.retrying()`; `.mapped`, whose subset is over the
+    /// converted values, reads the plain page and restricts it on the device.
+    @Test(arguments: Decorator.allCases)
+    func aSubsetsPageReachesTheStoreBeneath(_ decorator: Decorator) async throws {
+        let store = SubsetCountingFeed()
+        try await store.save(contentsOf: [.make(index: 1, revision: 1), .make(index: 2, revision: 2)])
+        let subset = Query<ConformanceEntity>().where(\.revision == 1)
+        let page: ChangePage<ConformanceEntity, Int>
+        switch decorator {
+        case .retrying: page = try await store.retrying().changes(since: nil, limit: 10, in: subset)
+        case .timeout: page = try await store.timeout(.seconds(60)).changes(since: nil, limit: 10, in: subset)
+        case .circuitBreaker:
+            page = try await store.circuitBreaker().changes(since: nil, limit: 10, in: subset)
+        case .instrumented:
+            page = try await store.instrumented { _ in }.changes(since: nil, limit: 10, in: subset)
+        case .observed: page = try await store.observed().changes(since: nil, limit: 10, in: subset)
+        case .coalescing: page = try await store.coalescing().changes(since: nil, limit: 10, in: subset)
+        case .readOnly: page = try await store.readOnly().changes(since: nil, limit: 10, in: subset)
+        case .mapped:
+            page = try await store.mapped(toDomain: { $0 }, toStored: { $0 }).changes(
+                since: nil, limit: 10, in: subset)
+        }
+        #expect(page.saved.map(\.id) == [1] && page.deleted == [2])
+        let expected = decorator == .mapped ? (subset: 0, plain: 1) : (subset: 1, plain: 0)
+        #expect(
+            store.calls.subset == expected.subset && store.calls.plain == expected.plain, "\(store.calls)")
+    }
+}
+
+/// An in-memory feed that counts the pages asked for a subset and the plain ones.
+final class SubsetCountingFeed: ChangeFeedRepository, Sendable {
+    typealias Entity = ConformanceEntity
+    typealias ID = Int
+    let base = InMemoryRepository<ConformanceEntity>()
+    private let counts = Mutex((subset: 0, plain: 0))
+
+    var calls: (subset: Int, plain: Int) { counts.withLock { $0 } }
+
+    func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        counts.withLock { $0.plain += 1 }
+        return try await base.changes(since: cursor, limit: limit)
+    }
+    func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        counts.withLock { $0.subset += 1 }
+        return try await base.changes(since: cursor, limit: limit).restricted(to: subset)
+    }
+    func fetchAll() async throws -> [Entity] { try await base.fetchAll() }
+    func fetch(id: ID) async throws -> Entity? { try await base.fetch(id: id) }
+    func fetch(ids: [ID]) async throws -> [Entity] { try await base.fetch(ids: ids) }
+    func save(_ entity: Entity) async throws { try await base.save(entity) }
+    func save(contentsOf entities: [Entity]) async throws { try await base.save(contentsOf: entities) }
+    func delete(id: ID) async throws { try await base.delete(id: id) }
+    func delete(ids: [ID]) async throws { try await base.delete(ids: ids) }
+    func deleteAll() async throws { try await base.deleteAll() }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
+import Synchronization
 import Testing
 
 /// A chore of a shared household list: each device syncs only its owner's.
@@ -10,10 +11,12 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
     var owner: String
     var title: String
     var done = false
+    var due: Date? = nil
 
     static let queryableFields: [QueryableField<Chore>] = [
         QueryableField(\.owner, name: "owner"),
         QueryableField(\.done, name: "done"),
+        QueryableField(\.due, name: "due"),
     ]
 
     static let owners = ["ana", "ben", "cy"]
@@ -77,8 +80,6 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
 
     /// A chore saved here for ben is sent like any other and kept here while it is pending;
     /// once the remote has it, the next pull finds it outside the subset and removes it here.
-    /// A change pending on a chore that left the subset on the remote is never removed before
-    /// it is sent.
     @Test func aWriteOutsideTheSubsetIsSentThenLeaves() async throws {
         let remote = CountingFeed(Chore.household(30))
         let device = try await FileDevice(remote, subset: Self.anas)
@@ -111,6 +112,34 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
         // Discarding it restores the remote's copy, which is outside the subset: not kept here.
         try await device.repository.discard(id: 9)
         #expect(try await device.local.fetch(id: 9) == nil)
+        #expect(try await Self.held(device) == (try await Self.anas(of: counting)))
+        try await device.close()
+    }
+
+    /// A push that settles on the remote's copy writes nothing to the remote, so the feed may
+    /// have reported that copy before the cursor: when it is outside the subset, the push
+    /// removes it here. Here the device deletes ana's chore 3 while a sync runs, after its
+    /// push and before its pull, and the remote gives chore 3 to ben at that moment: the pull
+    /// passes ben's change with the delete pending. The next sync settles the conflict on the
+    /// remote's copy (a delete against a change keeps the change), which is ben's.
+    @Test func aConflictSettledOnACopyOutsideTheSubsetLeavesNothingHere() async throws {
+        let counting = CountingFeed(Chore.household(30))
+        let remote = HookedFeed(counting)
+        let device = try await FileDevice(remote, subset: Self.anas)
+        try await device.repository.sync()
+
+        remote.beforeNextPage {
+            try await device.repository.delete(id: 3)
+            try await counting.save(Chore(id: 3, owner: "ben", title: "chore 3"))
+        }
+        let first = try await device.repository.sync()
+        #expect(first.pullWasIncremental)
+        #expect(try await device.outbox.change(for: 3) != nil, "the delete waits")
+
+        let second = try await device.repository.sync()
+        #expect(second.conflictedIDs == [3], "\(second)")
+        #expect(try await counting.fetch(id: 3)?.owner == "ben")
+        #expect(try await device.local.fetch(id: 3) == nil, "ben's chore is not kept here")
         #expect(try await Self.held(device) == (try await Self.anas(of: counting)))
         try await device.close()
     }
@@ -160,6 +189,21 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
         #expect(!(try await device.repository.sync().pullWasIncremental))
         #expect(try await device.local.fetchAll().isEmpty)
         try await device.close()
+
+        // Due after 0.5 s past the hour and due after 0.25 s past it print alike to the second.
+        let noon = Date(timeIntervalSince1970: 1_800_000_000)
+        try await remote.save(Chore(id: 60, owner: "ana", title: "due", due: noon.addingTimeInterval(0.3)))
+        device = try await FileDevice(
+            remote, subset: Query().where(\.due > noon.addingTimeInterval(0.5)), in: directory)
+        try await device.repository.sync()
+        #expect(try await device.local.fetchAll().isEmpty)
+        try await device.close()
+        device = try await FileDevice(
+            remote, subset: Query().where(\.due > noon.addingTimeInterval(0.25)), in: directory)
+        let report = try await device.repository.sync()
+        #expect(!report.pullWasIncremental, "\(report)")
+        #expect(try await device.local.fetchAll().map(\.id) == [60])
+        try await device.close()
     }
 
     /// A cursor file written before subsets (a bare token) is the whole collection's cursor.
@@ -205,4 +249,36 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
         }
         try await outbox.close()
     }
+}
+
+/// A remote over `base` that runs a closure once, just before the next page of its feed is
+/// read: a write landing between a sync's push and its pull.
+final class HookedFeed<Entity: Identifiable & Sendable>: ChangeFeedRepository, Sendable
+where Entity.ID: Sendable {
+    typealias ID = Entity.ID
+    let base: CountingFeed<Entity>
+    private let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
+
+    init(_ base: CountingFeed<Entity>) { self.base = base }
+
+    /// Runs `body` before the next page is read, once.
+    func beforeNextPage(_ body: @escaping @Sendable () async throws -> Void) { hook.withLock { $0 = body } }
+
+    func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
+        if let body = hook.withLock({ hook in
+            defer { hook = nil }
+            return hook
+        }) {
+            try await body()
+        }
+        return try await base.changes(since: cursor, limit: limit)
+    }
+    func fetchAll() async throws -> [Entity] { try await base.fetchAll() }
+    func fetch(id: ID) async throws -> Entity? { try await base.fetch(id: id) }
+    func fetch(ids: [ID]) async throws -> [Entity] { try await base.fetch(ids: ids) }
+    func save(_ entity: Entity) async throws { try await base.save(entity) }
+    func save(contentsOf entities: [Entity]) async throws { try await base.save(contentsOf: entities) }
+    func delete(id: ID) async throws { try await base.delete(id: id) }
+    func delete(ids: [ID]) async throws { try await base.delete(ids: ids) }
+    func deleteAll() async throws { try await base.deleteAll() }
 }
