@@ -46,6 +46,7 @@ import Testing
         ),
         (.acceptsNonPositiveLimit, [.nonPositiveLimitIsRejected]),
         (.losesConcurrentWrites, [.concurrentWritesAreNeverSkipped]),
+        (.filtersSubsetPages, [.subsetPagesKeepTheSubset]),
     ]
 
     @Test(arguments: defectsAndLaws)
@@ -66,6 +67,7 @@ import Testing
             broken.isSuperset(of: [
                 .readFromNilDeliversEveryEntity, .changesAfterCursorComeBack, .rereadPageIsHarmless,
                 .cursorSurvivesCoding, .concurrentWritesAreNeverSkipped, .cursorSurvivesReopen,
+                .subsetPagesKeepTheSubset,
             ]), "\(failure)")
         #expect(!broken.contains(.pageHoldsEachIDOnce) && !broken.contains(.pageRespectsLimit))
         let violation = try #require(failure.violations.first { $0.law == .readFromNilDeliversEveryEntity })

@@ -214,6 +214,7 @@ extension ChangeFeedConformance {
         case .untouchedEntitiesStayOut: untouchedEntitiesStayOut
         case .rereadPageIsHarmless: rereadPageIsHarmless
         case .cursorSurvivesCoding: cursorSurvivesCoding
+        case .subsetPagesKeepTheSubset: subsetPagesKeepTheSubset
         case .unissuedCursorExpires: unissuedCursorExpires
         case .nonPositiveLimitIsRejected: nonPositiveLimitIsRejected
         case .forgottenDeletionsExpireCursors: forgottenDeletionsExpireCursors

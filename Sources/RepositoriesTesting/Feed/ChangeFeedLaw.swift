@@ -28,6 +28,11 @@ public enum ChangeFeedLaw: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// A cursor kept as JSON (`JSONEncoder`, then `JSONDecoder`) is the cursor it was, and the
     /// feed answers from it with every change made since.
     case cursorSurvivesCoding
+    /// Pages asked for a subset (`changes(since:limit:in:)`) keep a reader holding only the
+    /// subset exact: from `nil` and after a cursor, past entities that leave it, join it,
+    /// change inside it, are deleted, or change outside it, the mirror equals the store's
+    /// entities in the subset, and no page saves an entity outside it.
+    case subsetPagesKeepTheSubset
 
     // refusals
     /// A cursor the store never issued (a garbage token, a token altered, one from another

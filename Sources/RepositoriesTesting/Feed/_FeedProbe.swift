@@ -204,12 +204,18 @@ final class _FeedProbe<Repo: ChangeFeedRepository> where Repo.Entity: Equatable 
     /// One page after `cursor`, at most `limit` IDs (the options' page limit by default),
     /// checked for its shape; traced unless `traced` is `false` (a reader that pages
     /// thousands of times).
-    func page(since cursor: SyncCursor?, limit: Int? = nil, traced: Bool = true) async throws -> Page {
+    func page(
+        since cursor: SyncCursor?, limit: Int? = nil, in subset: Query<Entity>? = nil, traced: Bool = true
+    ) async throws -> Page {
         let limit = limit ?? pageLimit
         let cursorName = name(of: cursor)
         let page: Page
         do {
-            page = try await feed.changes(since: cursor, limit: limit)
+            if let subset {
+                page = try await feed.changes(since: cursor, limit: limit, in: subset)
+            } else {
+                page = try await feed.changes(since: cursor, limit: limit)
+            }
         } catch {
             steps.append((.read(cursor: cursorName, limit: limit, page: nil), error))
             throw error
@@ -227,20 +233,22 @@ final class _FeedProbe<Repo: ChangeFeedRepository> where Repo.Entity: Equatable 
     ///   still says `hasMore` after more pages than the writes so far can fill.
     @discardableResult
     func readToEnd(
-        from cursor: SyncCursor?, limit: Int? = nil, applyingTo mirror: inout _FeedMirror<Entity>
+        from cursor: SyncCursor?, limit: Int? = nil, in subset: Query<Entity>? = nil,
+        applyingTo mirror: inout _FeedMirror<Entity>
     ) async throws -> SyncCursor {
-        try await readToEnd(from: cursor, limit: limit) { mirror.apply($0) }
+        try await readToEnd(from: cursor, limit: limit, in: subset) { mirror.apply($0) }
     }
 
     /// Pages from `cursor` until a page says `hasMore == false`, handing each page to
     /// `receive`; returns the last page's `next`.
     func readToEnd(
-        from cursor: SyncCursor?, limit: Int? = nil, _ receive: (Page) -> Void
+        from cursor: SyncCursor?, limit: Int? = nil, in subset: Query<Entity>? = nil,
+        _ receive: (Page) -> Void
     ) async throws -> SyncCursor {
         let bound = 2 * writtenIDs + 16
         var cursor = cursor
         for _ in 0..<bound {
-            let page = try await self.page(since: cursor, limit: limit)
+            let page = try await self.page(since: cursor, limit: limit, in: subset)
             receive(page)
             cursor = page.next
             if !page.hasMore { return page.next }

@@ -34,6 +34,9 @@ struct BrokenFeed<Entity: Identifiable & Sendable>: ChangeFeedRepository where E
         /// after the pause, passing over the writes that landed meanwhile (a cursor taken
         /// apart from the page it follows).
         case losesConcurrentWrites
+        /// Answers a subset's page by dropping what is outside it, as a server that runs its
+        /// list's filters on the feed does: an entity that left the subset is never reported.
+        case filtersSubsetPages
     }
 
     let base: InMemoryRepository<Entity>
@@ -107,6 +110,8 @@ struct BrokenFeed<Entity: Identifiable & Sendable>: ChangeFeedRepository where E
             }
         case .acceptsNonPositiveLimit:
             return try await base.changes(since: cursor, limit: max(limit, 1))
+        case .filtersSubsetPages:
+            return try await base.changes(since: cursor, limit: limit)
         case .losesConcurrentWrites:
             let page = try await base.changes(since: cursor, limit: limit)
             guard !page.hasMore else { return page }
@@ -115,6 +120,18 @@ struct BrokenFeed<Entity: Identifiable & Sendable>: ChangeFeedRepository where E
                 saved: page.saved, deleted: page.deleted, next: try await end(after: page.next),
                 hasMore: false)
         }
+    }
+
+    /// The page for `subset`: correct, but for `filtersSubsetPages`, which leaves out every
+    /// entity outside the subset instead of naming it among `deleted`.
+    func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
+        -> ChangePage<Entity, ID>
+    {
+        let page = try await changes(since: cursor, limit: limit)
+        guard defect == .filtersSubsetPages else { return page.restricted(to: subset) }
+        return ChangePage(
+            saved: page.saved.filter(subset.matches), deleted: page.deleted, next: page.next,
+            hasMore: page.hasMore)
     }
 
     /// The cursor at the end of the base's feed, read from `cursor`.
