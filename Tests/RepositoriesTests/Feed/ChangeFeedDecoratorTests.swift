@@ -92,7 +92,7 @@ import Testing
     /// converted values, reads the plain page and restricts it on the device.
     @Test(arguments: Decorator.allCases)
     func aSubsetsPageReachesTheStoreBeneath(_ decorator: Decorator) async throws {
-        let store = SubsetCountingFeed()
+        let store = HookedFeed<ConformanceEntity>()
         try await store.save(contentsOf: [.make(index: 1, revision: 1), .make(index: 2, revision: 2)])
         let subset = Query<ConformanceEntity>().where(\.revision == 1)
         let page: ChangePage<ConformanceEntity, Int>
@@ -115,33 +115,4 @@ import Testing
         #expect(
             store.calls.subset == expected.subset && store.calls.plain == expected.plain, "\(store.calls)")
     }
-}
-
-/// An in-memory feed that counts the pages asked for a subset and the plain ones.
-final class SubsetCountingFeed: ChangeFeedRepository, Sendable {
-    typealias Entity = ConformanceEntity
-    typealias ID = Int
-    let base = InMemoryRepository<ConformanceEntity>()
-    private let counts = Mutex((subset: 0, plain: 0))
-
-    var calls: (subset: Int, plain: Int) { counts.withLock { $0 } }
-
-    func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
-        counts.withLock { $0.plain += 1 }
-        return try await base.changes(since: cursor, limit: limit)
-    }
-    func changes(since cursor: SyncCursor?, limit: Int, in subset: Query<Entity>) async throws
-        -> ChangePage<Entity, ID>
-    {
-        counts.withLock { $0.subset += 1 }
-        return try await base.changes(since: cursor, limit: limit).restricted(to: subset)
-    }
-    func fetchAll() async throws -> [Entity] { try await base.fetchAll() }
-    func fetch(id: ID) async throws -> Entity? { try await base.fetch(id: id) }
-    func fetch(ids: [ID]) async throws -> [Entity] { try await base.fetch(ids: ids) }
-    func save(_ entity: Entity) async throws { try await base.save(entity) }
-    func save(contentsOf entities: [Entity]) async throws { try await base.save(contentsOf: entities) }
-    func delete(id: ID) async throws { try await base.delete(id: id) }
-    func delete(ids: [ID]) async throws { try await base.delete(ids: ids) }
-    func deleteAll() async throws { try await base.deleteAll() }
 }

@@ -34,7 +34,7 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
     static let anas = Query<Chore>().where(\.owner == "ana")
 
     /// ana's chores as the remote holds them, in ID order.
-    static func anas(of remote: CountingFeed<Chore>) async throws -> [Chore] {
+    static func anas(of remote: some Repository<Chore, Int>) async throws -> [Chore] {
         try await remote.fetchAll().filter { $0.owner == "ana" }.sorted { $0.id < $1.id }
     }
 
@@ -123,8 +123,8 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
     /// passes ben's change with the delete pending. The next sync settles the conflict on the
     /// remote's copy (a delete against a change keeps the change), which is ben's.
     @Test func aConflictSettledOnACopyOutsideTheSubsetLeavesNothingHere() async throws {
-        let counting = CountingFeed(Chore.household(30))
-        let remote = HookedFeed(counting)
+        let remote = HookedFeed(Chore.household(30))
+        let counting = remote.base
         let device = try await FileDevice(remote, subset: Self.anas)
         try await device.repository.sync()
 
@@ -249,36 +249,4 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
         }
         try await outbox.close()
     }
-}
-
-/// A remote over `base` that runs a closure once, just before the next page of its feed is
-/// read: a write landing between a sync's push and its pull.
-final class HookedFeed<Entity: Identifiable & Sendable>: ChangeFeedRepository, Sendable
-where Entity.ID: Sendable {
-    typealias ID = Entity.ID
-    let base: CountingFeed<Entity>
-    private let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
-
-    init(_ base: CountingFeed<Entity>) { self.base = base }
-
-    /// Runs `body` before the next page is read, once.
-    func beforeNextPage(_ body: @escaping @Sendable () async throws -> Void) { hook.withLock { $0 = body } }
-
-    func changes(since cursor: SyncCursor?, limit: Int) async throws -> ChangePage<Entity, ID> {
-        if let body = hook.withLock({ hook in
-            defer { hook = nil }
-            return hook
-        }) {
-            try await body()
-        }
-        return try await base.changes(since: cursor, limit: limit)
-    }
-    func fetchAll() async throws -> [Entity] { try await base.fetchAll() }
-    func fetch(id: ID) async throws -> Entity? { try await base.fetch(id: id) }
-    func fetch(ids: [ID]) async throws -> [Entity] { try await base.fetch(ids: ids) }
-    func save(_ entity: Entity) async throws { try await base.save(entity) }
-    func save(contentsOf entities: [Entity]) async throws { try await base.save(contentsOf: entities) }
-    func delete(id: ID) async throws { try await base.delete(id: id) }
-    func delete(ids: [ID]) async throws { try await base.delete(ids: ids) }
-    func deleteAll() async throws { try await base.deleteAll() }
 }
