@@ -145,7 +145,8 @@ import Testing
     }
 
     /// Against the real FastAPI app, whose scores' feed reads the lookups: another client
-    /// moves scores in and out of ana's subset while the device changes its own, a quarter
+    /// moves scores in and out of ana's subset while the device changes its own and gives
+    /// some away, a quarter
     /// of the answers are lost after the server acted, and one sync in each round is
     /// cancelled at a random moment. After the rounds and a restart, the device holds exactly
     /// the server's subset, and the server sent ana's scores' bodies only.
@@ -164,6 +165,7 @@ import Testing
             #expect(try await device.held() == Self.anas(in: try await api.fetchAll()))
 
             var random = SeededRandomNumberGenerator(seed: 77)
+            var cancelledSyncs = 0
             for round in 0..<6 {
                 // Another client reassigns and deletes scores; the device changes its own.
                 for _ in 0..<8 {
@@ -175,14 +177,19 @@ import Testing
                         try await api.save(Score(id: id, player: player, points: round, rating: 2))
                     }
                 }
-                for score in try await device.held().prefix(3) {
+                // The device changes two of its scores and gives a third to cy.
+                for (index, score) in try await device.held().prefix(3).enumerated() {
                     try await device.scores.save(
-                        Score(id: score.id, player: score.player, points: 1_000 + round, rating: 3))
+                        Score(
+                            id: score.id, player: index == 2 ? "cy" : score.player, points: 1_000 + round,
+                            rating: 3))
                 }
                 let cancelled = Task { [scores = device.scores] in try await scores.sync() }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...20, using: &random)))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...3, using: &random)))
                 cancelled.cancel()
-                _ = await cancelled.result
+                if case .failure(let error) = await cancelled.result, error is CancellationError {
+                    cancelledSyncs += 1
+                }
                 try await Self.syncUntilItWorks(device.scores)
                 #expect(
                     try await device.held() == Self.anas(in: try await api.fetchAll()), "round \(round)")
@@ -193,6 +200,7 @@ import Testing
             #expect(try await device.held() == Self.anas(in: try await api.fetchAll()), "after a restart")
             #expect(try await device.outbox.changes().isEmpty)
             let stats = try await server.hostilityCounts()
+            #expect(cancelledSyncs > 0, "a sync was cancelled midway in at least one round")
             #expect(losing.bodiesSent > 0)
             #expect(losing.answersLost >= 10, "the hostility happened: \(losing.answersLost) answers lost")
             #expect(losing.foreignBodies == 0, "every score body the feed sent was ana's")

@@ -42,13 +42,17 @@ import Testing
         #expect(!report.notes.contains { $0.hasPrefix("concurrency:") }, "\(report)")
     }
 
-    /// The feed laws, through the endpoint's `/changes`.
+    /// The feed laws, through the endpoint's `/changes`; a subset's conditions go as the
+    /// lookup convention's parameters, which the endpoint runs.
     @Test func theEndpointsFeedKeepsEveryLaw() async throws {
+        var configuration = HTTPRepository<ConformanceEntity>.Configuration(
+            changeFeed: .changesEndpoint(takesSubset: true))
+        configuration.queries = .lookups(tiebreak: [])
         let report = try await ChangeFeedConformance(
             options: ChangeFeedConformanceOptions(concurrentWriters: 4, writesPerWriter: 100),
-            makeRepository: {
+            makeRepository: { [configuration] in
                 HTTPRepository<ConformanceEntity>(
-                    baseURL: Self.base, configuration: .init(changeFeed: .changesEndpoint()),
+                    baseURL: Self.base, configuration: configuration,
                     transport: SyncEndpointTransport(
                         SyncEndpoint(store: InMemoryRepository<ConformanceEntity>()), at: "/todos"))
             }

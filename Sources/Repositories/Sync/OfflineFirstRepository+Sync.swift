@@ -84,7 +84,15 @@ extension OfflineFirstRepository {
                 toSend.append(outgoing)
             }
         }
-        try await send(toSend, tally)
+        do {
+            try await send(toSend, tally)
+        } catch {
+            // What was confirmed before the failure is settled: an entity of it outside the
+            // subset leaves here now, as below.
+            try await removeIfOutsideSubset(pending.map(\.id))
+            throw error
+        }
+        try await removeIfOutsideSubset(pending.map(\.id))
     }
 
     /// What the remote holds for the pending IDs, and the IDs whose read it refused before
@@ -252,14 +260,12 @@ extension OfflineFirstRepository {
         switch settlement.decision {
         case .alreadyApplied:
             try await outbox.acknowledge([record])
-            try await removeIfOutsideSubset(record.id)
             tally.confirmed(1)
             return nil
         case .send:
             return Outgoing(record: record, tag: current?.tag)
         case .keepRemote(let version):
             try await keepRemote(version, for: record)
-            try await removeIfOutsideSubset(record.id)
             return nil
         case .sendMerged(let merged):
             // The outbox and the local store both take the merge, or neither.
@@ -280,11 +286,12 @@ extension OfflineFirstRepository {
     /// Drops `record` and puts the remote's version (`nil`: none) in the local store,
     /// unless a later change replaced the record meanwhile; both, or neither.
     private func keepRemote(_ current: Entity?, for record: Record) async throws {
-        try await engine.write(.key(record.id)) { [outbox, local] in
+        try await engine.write(.key(record.id)) { [outbox, local, syncedSubset] in
             guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
                 return
             }
-            if let current {
+            // The remote's copy outside the subset synced is not kept here, as a pull would not.
+            if let current, syncedSubset?.query.matches(current) ?? true {
                 try await local.save(current)
             } else {
                 try await local.delete(id: record.id)
@@ -293,17 +300,17 @@ extension OfflineFirstRepository {
         }
     }
 
-    /// Removes `id`'s entity here when a subset is synced, the entity is outside it, and no
-    /// change of it is pending: a push that settled on the remote's copy (a conflict kept
-    /// remote, a change the remote already held) wrote nothing new there, so the feed may have
-    /// reported the copy before the cursor kept, and no pull would remove it.
-    private func removeIfOutsideSubset(_ id: ID) async throws {
-        guard let subset = syncedSubset else { return }
-        try await engine.write(.key(id)) { [outbox, local] in
-            guard try await outbox.records([id])[id] == nil, let copy = try await local.fetch(id: id),
-                !subset.query.matches(copy)
-            else { return }
-            try await local.delete(id: id)
+    /// Removes here each entity of `ids` that is outside the subset synced and has no change
+    /// pending, once the push settled its change: confirmed (the remote may have applied it
+    /// before the feed's cursor, a write answered again from its key, so no pull would report
+    /// it), or found already applied. Nothing happens without a subset.
+    private func removeIfOutsideSubset(_ ids: [ID]) async throws {
+        guard let subset = syncedSubset, !ids.isEmpty else { return }
+        try await engine.write(.keys(Set(ids))) { [outbox, local] in
+            let pending = try await outbox.records(ids)
+            let outside = try await local.fetch(ids: ids.filter { pending[$0] == nil })
+                .filter { !subset.query.matches($0) }.map(\.id)
+            if !outside.isEmpty { try await local.delete(ids: outside) }
         }
     }
 

@@ -241,6 +241,7 @@ final class _FeedProbe<Repo: ChangeFeedRepository> where Repo.Entity: Equatable 
 
     /// Pages from `cursor` until a page says `hasMore == false`, handing each page to
     /// `receive`; returns the last page's `next`.
+    @discardableResult
     func readToEnd(
         from cursor: SyncCursor?, limit: Int? = nil, in subset: Query<Entity>? = nil,
         _ receive: (Page) -> Void

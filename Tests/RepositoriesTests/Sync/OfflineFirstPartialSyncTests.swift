@@ -144,6 +144,32 @@ struct Chore: Identifiable, Codable, Sendable, Equatable, QueryableEntity {
         try await device.close()
     }
 
+    /// A write the remote applied though its answer said otherwise is passed by the pull
+    /// while it waits (rejected, then retried): when the retry finds it applied, nothing new
+    /// reaches the feed, so the push itself removes here what is outside the subset.
+    @Test func aWriteAppliedBeforeThePullPassedItLeavesOnceConfirmed() async throws {
+        let feed = HookedFeed(Chore.household(30))
+        let remote = FaultInjectingRepository(feed)
+        let device = try await FileDevice(remote, subset: Self.anas)
+        try await device.repository.sync()
+
+        try await device.repository.save(Chore(id: 100, owner: "ben", title: "for ben"))
+        remote.failNext(
+            of: [.save, .saveContentsOf], with: RepositoryError.rejected("refused after applying (test)"),
+            when: .afterBase)
+        let first = try await device.repository.sync()
+        #expect(first.rejections[100] != nil, "\(first)")
+        #expect(try await feed.base.fetch(id: 100) != nil, "the remote applied it")
+        #expect(try await device.local.fetch(id: 100) != nil, "still waiting here")
+
+        try await device.repository.retry(id: 100)
+        let second = try await device.repository.sync()
+        #expect(second.confirmed == 1, "\(second)")
+        #expect(try await device.local.fetch(id: 100) == nil, "confirmed and outside the subset: gone")
+        #expect(try await Self.held(device) == (try await Self.anas(of: feed.base)))
+        try await device.close()
+    }
+
     /// The cursor is kept with the subset it was read for: the same outbox opened with another
     /// subset (another user signed in) reads that subset in full once, then incrementally.
     @Test func anotherSubsetOnTheSameOutboxIsReadInFullOnce() async throws {
