@@ -1,7 +1,6 @@
 import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
-import Synchronization
 import Testing
 
 /// A store's feed wrapped in any decorator is still a feed, and keeps every law.

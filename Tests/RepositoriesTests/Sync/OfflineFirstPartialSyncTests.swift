@@ -2,7 +2,6 @@ import Foundation
 import Repositories
 import RepositoriesTestSupport
 import RepositoriesTesting
-import Synchronization
 import Testing
 
 /// A chore of a shared household list: each device syncs only its owner's.
