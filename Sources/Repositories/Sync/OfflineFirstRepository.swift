@@ -112,7 +112,7 @@ where
     /// too, so a remote that ignores the conditions costs more and is never wrong.
     ///
     /// Writes are not limited: an entity saved here outside the subset is sent as any other,
-    /// and leaves the local store at the first pull after the remote confirmed it.
+    /// and leaves the local store once the remote confirmed it.
     ///
     /// The feed's cursor is kept with the subset it was read for: opening the same outbox with
     /// other conditions (another user signed in) reads the new subset in full once.

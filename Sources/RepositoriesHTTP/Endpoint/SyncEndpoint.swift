@@ -151,9 +151,10 @@ where Store.Entity: Codable, Store.ID: Codable {
     }
 
     /// A page of the change feed; with the lookup convention's conditions (those it can read;
-    /// any other is skipped), the page a reader holding only the entities that meet them needs: those among `saved`, and the ID of
-    /// every other entity changed after the cursor among `deleted`, so the reader removes
-    /// what left its subset (`ChangeFeedRepository.changes(since:limit:in:)`).
+    /// any other is skipped), the page a reader holding only the entities that meet them
+    /// needs: those among `saved`, and the ID of every other entity changed after the cursor
+    /// among `deleted`, so the reader removes what left its subset
+    /// (`ChangeFeedRepository.changes(since:limit:in:)`).
     private func changes(_ request: SyncRequest) async throws -> SyncResponse {
         let asked = request.queryItem("limit")
         guard let limit = asked.map(Int.init) ?? 100, limit > 0 else {
