@@ -1,5 +1,6 @@
 import Foundation
 import Repositories
+import Synchronization
 
 /// The connections behind a ``SQLiteRepository``: one writer, an actor running on its own
 /// dispatch queue (``SQLiteExecutor``), and for a database file, read-only connections that
@@ -18,6 +19,8 @@ import Repositories
 actor SQLiteDatabase {
     /// The file path or `:memory:`, and the table, for error messages.
     nonisolated let location: String
+    /// The file path, or `:memory:`.
+    nonisolated var path: String { String(location.dropLast(", table \(table.name)".count)) }
     /// The table, its `body` column as the database declares it.
     nonisolated let table: SQLiteTable
     /// The codec of the table's bodies: the one recorded when the table was created.
@@ -31,11 +34,22 @@ actor SQLiteDatabase {
     /// file (one made elsewhere) they run in Swift.
     nonisolated let queriesRunInSQL: Bool
     private let executor: SQLiteExecutor
-    private var connection: SQLiteConnection?
+    /// The writing connection, shared with the siblings (``sibling(table:options:upgrade:)``).
+    private let writer: SQLiteWriterSlot
+    /// The database whose connections a sibling shares and whose drain commits its writes;
+    /// `nil` for the database that opened them.
+    private let owner: SQLiteDatabase?
+    /// Whether this sibling was closed; its owner's connections may still be open.
+    private nonisolated let siblingClosed = Mutex(false)
     /// The read-only connections of a database file; `nil` in memory.
     private nonisolated let readers: SQLiteReaderPool?
-    /// The writes waiting for the writer (see ``submit(_:)``).
-    private nonisolated let writes = SQLiteWriteQueue()
+    /// The writes waiting for the writer (see ``submit(_:)``), shared with the siblings.
+    private nonisolated let writes: SQLiteWriteQueue
+
+    /// The writer, or `nil` once this database (or, for a sibling, its owner) is closed.
+    private var connection: SQLiteConnection? {
+        siblingClosed.withLock { $0 } ? nil : writer.connection
+    }
     /// How many rows opening brought up from an older entity version.
     nonisolated let upgradedRowCount: Int
     /// How long the change feed remembers deletions.
@@ -56,17 +70,85 @@ actor SQLiteDatabase {
         self.codec = codec
         self.maximumChunk = Self.largestPowerOfTwo(atMost: min(connection.variableLimit, 512))
         self.variableLimit = connection.variableLimit
-        self.connection = connection
+        self.writer = SQLiteWriterSlot(connection)
+        self.owner = nil
+        self.writes = SQLiteWriteQueue()
         self.readers = readers
         self.executor = executor
         self.table = table
         self.location = location
     }
 
+    /// A sibling of `owner` for `table`: its connections, queue and writes, another table.
+    private init(
+        sibling table: SQLiteTable, of owner: SQLiteDatabase, codec: EntityCodec, location: String,
+        upgradedRowCount: Int
+    ) {
+        self.queriesRunInSQL = owner.queriesRunInSQL
+        self.upgradedRowCount = upgradedRowCount
+        // A sibling's table keeps no change log.
+        self.tombstoneRetention = .forever
+        self.codec = codec
+        self.maximumChunk = owner.maximumChunk
+        self.variableLimit = owner.variableLimit
+        self.writer = owner.writer
+        self.owner = owner
+        self.writes = owner.writes
+        self.readers = owner.readers
+        self.executor = owner.executor
+        self.table = table
+        self.location = location
+    }
+
     deinit {
         // The readers close first, so that the writer, released after this, is the last
-        // connection and checkpoints the log into the database file.
-        readers?.close()
+        // connection and checkpoints the log into the database file. A sibling leaves them to
+        // its owner, which it keeps alive.
+        if owner == nil { readers?.close() }
+    }
+
+    // MARK: Siblings
+
+    /// Throws `closed` when this sibling was closed (its owner's calls say so themselves).
+    nonisolated func refuseIfSiblingClosed() throws {
+        if siblingClosed.withLock({ $0 }) { throw RepositoryError.closed(location: location) }
+    }
+
+    /// Opens `table`, another table of this file, on this database's connections: a sibling
+    /// whose writes share this writer's transactions, so one ``SQLiteWrite/together(_:)`` can
+    /// write both tables at once (an outbox's records beside the local rows). A new table takes
+    /// `options`' codec; rows of an older entity version are upgraded as ``open(path:table:options:canonicalizesKeys:upgrade:)``
+    /// does. The sibling keeps no change log and rewrites no keys (its keys were always
+    /// written canonical).
+    ///
+    /// Closing the sibling closes it alone; closing this database closes every sibling too.
+    func sibling(table: SQLiteTable, options: SQLiteOptions, upgrade: Upgrade) throws -> SQLiteDatabase {
+        let location = "\(path), table \(table.name)"
+        let (stored, codec, upgraded) = try perform { connection in
+            try connection.transaction(.immediate) { () throws -> (SQLiteTable, EntityCodec, Int) in
+                if try table.presence(on: connection, location: location) == .missing {
+                    try options.codec.refuseUnlessKnown(in: location)
+                    try table.create(with: options.codec, on: connection, location: location)
+                }
+                guard case .present(let body) = try table.presence(on: connection, location: location) else {
+                    throw RepositoryError.rejected(
+                        "The table \(table.name) could not be created", recovery: nil)
+                }
+                let identifier = try table.checkedCodec(declaring: body, on: connection, location: location)
+                let stored = try table.storing(body)
+                let codec = try options.entityCodec(for: identifier, location: location)
+                try stored.refuseNewerVersion(
+                    than: upgrade.currentVersion, on: connection, location: location)
+                let upgraded = try stored.upgradeRows(
+                    to: upgrade.currentVersion, on: connection, location: location
+                ) {
+                    body, version in try upgrade.reencode(body, version, codec)
+                }
+                return (stored, codec, upgraded)
+            }
+        }
+        return SQLiteDatabase(
+            sibling: stored, of: self, codec: codec, location: location, upgradedRowCount: upgraded)
     }
 
     // MARK: Opening
@@ -328,6 +410,7 @@ actor SQLiteDatabase {
     nonisolated func read<Result: Sendable>(
         _ body: @Sendable (SQLiteConnection) throws -> Result
     ) async throws -> Result {
+        try refuseIfSiblingClosed()
         if let readers {
             do {
                 return try readers.read(body)
@@ -434,8 +517,10 @@ actor SQLiteDatabase {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<Void, any Error>) in
+                // A sibling's write names its table; the owner's drain commits every write.
+                let write = owner == nil ? write : .into(table, write)
                 if writes.enqueue(write, ticket: ticket, continuation: continuation) {
-                    Task { await self.drainWrites() }
+                    Task { await (self.owner ?? self).drainWrites() }
                 }
             }
         } onCancel: {
@@ -546,8 +631,9 @@ actor SQLiteDatabase {
     /// The writer closes last, so when no other connection has the file open it checkpoints
     /// the log into the database file and removes the `-wal` and `-shm` files.
     func close() throws {
-        guard let connection else { return }
-        self.connection = nil
+        guard owner == nil else { return siblingClosed.withLock { $0 = true } }
+        guard let connection = writer.connection else { return }
+        writer.connection = nil
         readers?.close()
         try Self.mapping(location) { try connection.close() }
     }
@@ -584,4 +670,12 @@ actor SQLiteDatabase {
         while power * 2 <= limit { power *= 2 }
         return power
     }
+}
+
+/// The writing connection of a database and its siblings, which share it: read and written
+/// only on their executor's serial queue (every use is isolated to one of those actors, which
+/// all run there), hence unchecked.
+private final class SQLiteWriterSlot: @unchecked Sendable {
+    var connection: SQLiteConnection?
+    init(_ connection: consuming sending SQLiteConnection) { self.connection = connection }
 }

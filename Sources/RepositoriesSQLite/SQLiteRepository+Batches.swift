@@ -57,7 +57,7 @@ extension SQLiteRepository {
     }
 
     /// The keys of `ids`, first appearances only, in order.
-    private func distinctKeys(_ ids: [ID]) throws -> [SQLiteKey] {
+    func distinctKeys(_ ids: [ID]) throws -> [SQLiteKey] {
         var seen = Set<ID>(minimumCapacity: ids.count)
         var keys: [SQLiteKey] = []
         keys.reserveCapacity(ids.count)

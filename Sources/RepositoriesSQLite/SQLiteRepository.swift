@@ -336,8 +336,30 @@ where Entity.ID: Codable & Sendable {
     ) async throws {
         let path = try Self.databasePath(of: fileURL)
         let table = try Self.table(options: options)
+        let database = try await SQLiteDatabase.open(
+            path: path, table: table, options: options,
+            canonicalizesKeys: !SQLiteKey.isAlwaysCanonical(ID.self), upgrade: Self.upgrade(migrations))
+        self.init(database: database, fileURL: fileURL, options: options, migrations: migrations)
+    }
+
+    /// A repository of the table `tableName` in `owner`'s database, on `owner`'s connections
+    /// (``SQLiteDatabase/sibling(table:options:upgrade:)``): its writes can join `owner`'s in
+    /// one transaction. Closing it leaves `owner` open; closing `owner` closes it.
+    convenience init<Owner>(
+        beside owner: SQLiteRepository<Owner>, tableName: String, migrations: Migrations<Entity>
+    ) async throws {
+        var options = owner.options
+        options.tableName = tableName
+        let table = try Self.table(options: options)
+        let database = try await owner.database.sibling(
+            table: table, options: options, upgrade: Self.upgrade(migrations))
+        self.init(database: database, fileURL: owner.fileURL, options: options, migrations: migrations)
+    }
+
+    /// How opening brings a row written by an older version of the entity up to the current one.
+    private static func upgrade(_ migrations: Migrations<Entity>) -> SQLiteDatabase.Upgrade {
         let fields = Self.declaredFields
-        let upgrade = SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) {
+        return SQLiteDatabase.Upgrade(currentVersion: migrations.currentVersion) {
             body, version, codec in
             let entity = try migrations.decode(body, writtenBy: version, using: codec)
             let upgraded = Data(try codec.encode(entity))
@@ -346,10 +368,6 @@ where Entity.ID: Codable & Sendable {
             let entity = try migrations.decode(body, writtenBy: version, using: codec)
             return fields.map { $0.value(entity) }
         }
-        let database = try await SQLiteDatabase.open(
-            path: path, table: table, options: options,
-            canonicalizesKeys: !SQLiteKey.isAlwaysCanonical(ID.self), upgrade: upgrade)
-        self.init(database: database, fileURL: fileURL, options: options, migrations: migrations)
     }
 
     /// Opens a private in-memory database: the same SQL, no file, nothing kept after the

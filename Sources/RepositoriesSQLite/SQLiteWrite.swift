@@ -13,6 +13,12 @@ enum SQLiteWrite: Sendable {
     case delete([SQLiteKey])
     /// Deletes every row of the table.
     case deleteAll
+    /// Runs the write on another table of the same file (a sibling's, see
+    /// ``SQLiteDatabase/sibling(table:options:upgrade:)``) rather than the writer's own.
+    indirect case into(SQLiteTable, SQLiteWrite)
+    /// Runs every write, in order, all or nothing: an outbox's record and the local row it
+    /// stands for, in one transaction.
+    indirect case together([SQLiteWrite])
 
     /// How many deletions the write counts for toward the next prune of tombstones: the IDs it
     /// deletes, or for `deleteAll` enough to prune at once, since it may delete any number.
@@ -22,6 +28,9 @@ enum SQLiteWrite: Sendable {
         case .deleteOne: 1
         case .delete(let keys): keys.count
         case .deleteAll: SQLiteDatabase.deletionsBetweenPrunes
+        // A sibling's table keeps no change log, so no tombstones.
+        case .into: 0
+        case .together(let writes): writes.reduce(0) { $0 + $1.deletionCount }
         }
     }
 
@@ -48,6 +57,12 @@ enum SQLiteWrite: Sendable {
             try connection.transaction(.immediate) { try table.delete(chunks, on: connection) }
         case .deleteAll:
             try connection.execute(table.deleteAll)
+        case .into(let other, let write):
+            try write.apply(to: other, on: connection, maximumChunk: maximumChunk)
+        case .together(let writes):
+            try connection.transaction(.immediate) {
+                for write in writes { try write.apply(to: table, on: connection, maximumChunk: maximumChunk) }
+            }
         }
     }
 }

@@ -1,29 +1,23 @@
 import Foundation
 
-/// The conflicts a sync settled that the app has not acknowledged yet, kept in a file beside
-/// the outbox's (its name with `.conflicts` added), in the journal of a ``FileRepository``
-/// like the outbox's own: a conflict kept survives `kill -9`, and one settled before an app
-/// update is upgraded by the outbox's migrations.
+/// The conflicts a sync settled that the app has not acknowledged yet, kept in storage of
+/// their own beside the outbox's changes: a file beside the outbox's (its name with
+/// `.conflicts` added), in the journal of a ``FileRepository`` like the outbox's own, or a
+/// table beside the outbox's in its SQLite database. A conflict kept survives `kill -9`, and
+/// one settled before an app update is upgraded by the outbox's migrations.
 ///
 /// A conflict is kept before the sync acts on it (drops the change, or replaces it with a
 /// merge), under an identity made from the change and the remote's version, so a sync
 /// killed in between and settling the same conflict again keeps it once, not twice.
 final class ConflictLog<Entity: Codable & Identifiable & Sendable>: Sendable
 where Entity.ID: Codable & Sendable {
-    private let store: FileRepository<StoredConflict<Entity, Entity.ID>>
+    private let store: any OutboxStorage<StoredConflict<Entity, Entity.ID>>
     private let signals = ChangeBroadcaster<Void>()
 
-    /// Opens the log at `fileURL`, creating it when absent.
-    ///
-    /// - Throws: what ``FileRepository/init(fileURL:options:migrations:)`` throws.
-    init(fileURL: URL, lockWait: Duration?, migrations: Migrations<Entity>) async throws {
-        store = try await FileRepository(
-            fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait),
-            migrations: try migrations.nested(in: StoredConflictNesting<Entity>.self))
+    /// The log kept in `store`.
+    init(store: any OutboxStorage<StoredConflict<Entity, Entity.ID>>) {
+        self.store = store
     }
-
-    /// The log's file.
-    var fileURL: URL { store.fileURL }
 
     /// Closes the file and releases its lock.
     func close() async throws { try await store.close() }
@@ -43,14 +37,14 @@ where Entity.ID: Codable & Sendable {
 
     /// Keeps `conflict` durably; one already kept under its identity is left as it is.
     func keep(_ conflict: SyncConflict<Entity>) async throws {
-        guard try await store.fetch(id: conflict.id) == nil else { return }
-        try await store.save(StoredConflict(conflict))
+        guard try await store.fetch(ids: [conflict.id]).isEmpty else { return }
+        try await store.save(contentsOf: [StoredConflict(conflict)])
         publish()
     }
 
     /// Forgets the conflict `id`; one not kept (acknowledged already) is no error.
     func acknowledge(_ id: UUID) async throws {
-        try await store.delete(id: id)
+        try await store.delete(ids: [id])
         publish()
     }
 

@@ -28,7 +28,7 @@ extension OfflineFirstRepository {
             try await pullFromTheStart(of: feed, tally)
             return tally.pulled(fullPullReason: reason)
         }
-        guard !outbox.session.lastSessionEndedUnclosed else {
+        guard outbox.session?.lastSessionEndedUnclosed != true else {
             // A write the process was killed in may have left an entity here with no change
             // queued; only a full pull finds that the remote does not hold it.
             try await pullFromTheStart(of: feed, tally)
@@ -108,7 +108,7 @@ extension OfflineFirstRepository {
         try await replaceLocal(with: order.compactMap { entities[$0] }, tally)
         if let cursor { try outbox.pullCursor.keep(cursor, for: subsetKey) }
         // What a session that ended without closing may have left here is gone now.
-        outbox.session.settled()
+        outbox.session?.settled()
     }
 
     /// Makes the local store hold `values`, the remote's whole collection (or whole subset),

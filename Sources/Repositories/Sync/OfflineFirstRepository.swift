@@ -142,6 +142,16 @@ where
         conflicts: ConflictPolicy<Entity>, automaticSync: AutomaticSync?
     ) {
         requireCopy(Local.self, as: "local store", of: "OfflineFirstRepository")
+        if let joint = outbox.joint {
+            precondition(
+                joint.joins(local),
+                """
+                OfflineFirstRepository was given an outbox kept in another store's database (\(outbox.fileURL.path)) \
+                than its local store, \(Local.self). Its writes go into that database together with the \
+                local rows, so it serves the store it was made in only: pass the same SQLiteRepository \
+                given to Outbox(in:) as the local store, or open an Outbox(fileURL:).
+                """)
+        }
         self.remote = remote
         self.local = local
         self.outbox = outbox
@@ -223,12 +233,11 @@ where
     /// local store is applied again before the first call after a restart; a change in the
     /// local store but not in the outbox was never acknowledged, and the next pull replaces it.
     private func write(
-        _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)],
-        apply: @escaping @Sendable () async throws -> Void
+        _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)], applying change: LocalChange<Entity>
     ) async throws {
         try await prepared()
         let body: @Sendable () async throws -> [LocalWrite<Entity>] = { [self] in
-            try await writeBothSides(changes, apply: apply)
+            try await writeBothSides(changes, applying: change)
         }
         if case .all = scope {
             // deleteAll also removes what was saved since it read its IDs: the streams read again.
@@ -239,15 +248,26 @@ where
         engine.changed { try await sync() }
     }
 
-    /// The body of ``write(_:_:apply:)``, holding the IDs' write lock; what it wrote to the
+    /// The body of ``write(_:_:applying:)``, holding the IDs' write lock; what it wrote to the
     /// local store, for the snapshot streams.
+    ///
+    /// An outbox kept in the local store's database writes the change and the local rows in
+    /// one transaction instead: nothing to undo, nothing a crash can split.
     private func writeBothSides(
-        _ changes: [(id: ID, entity: Entity?)], apply: @Sendable () async throws -> Void
+        _ changes: [(id: ID, entity: Entity?)], applying change: LocalChange<Entity>
     ) async throws -> [LocalWrite<Entity>] {
         let ids = changes.map(\.id)
         let before = Dictionary(
             try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        let written = changes.map {
+            LocalWrite(id: $0.id, entity: $0.entity, wasStored: before[$0.id] != nil)
+        }
         _OfflineFirstTestHooks.reached(.writing)
+        if outbox.joint != nil {
+            _ = try await outbox.record(changes, localBases: before, applying: change)
+            _OfflineFirstTestHooks.reached(.applied)
+            return written
+        }
         async let recording = outcome {
             let undo = try await outbox.record(changes, localBases: before)
             _OfflineFirstTestHooks.reached(.recorded)
@@ -256,12 +276,12 @@ where
         // The local write runs on this task, the outbox's on a child: one task fewer to
         // start and switch to on every write.
         let applying: Result<Void, any Error> = await outcome {
-            try await apply()
+            try await change.apply(to: local)
             _OfflineFirstTestHooks.reached(.applied)
         }
         switch (await recording, applying) {
         case (.success, .success):
-            return changes.map { LocalWrite(id: $0.id, entity: $0.entity, wasStored: before[$0.id] != nil) }
+            return written
         case (.success(let undo), .failure(let failure)):
             try await undoRecord(undo, after: failure)
         case (.failure(let failure), .success):
@@ -319,26 +339,25 @@ where
     ///
     /// - Throws: the outbox's or the local store's error; then nothing was written.
     public func save(_ entity: Entity) async throws {
-        try await write(.key(entity.id), [(entity.id, entity)]) { try await local.save(entity) }
+        try await write(.key(entity.id), [(entity.id, entity)], applying: .save(entity))
     }
 
     /// Saves the batch on this device, all or nothing, and queues it for the remote.
     public func save(contentsOf entities: [Entity]) async throws {
         guard !entities.isEmpty else { return }
-        try await write(.keys(Set(entities.map(\.id))), entities.map { ($0.id, $0) }) {
-            try await local.save(contentsOf: entities)
-        }
+        try await write(
+            .keys(Set(entities.map(\.id))), entities.map { ($0.id, $0) }, applying: .saveBatch(entities))
     }
 
     /// Deletes `id` on this device and queues the delete for the remote.
     public func delete(id: ID) async throws {
-        try await write(.key(id), [(id, nil)]) { try await local.delete(id: id) }
+        try await write(.key(id), [(id, nil)], applying: .delete(id))
     }
 
     /// Deletes `ids` on this device and queues the deletes for the remote.
     public func delete(ids: [ID]) async throws {
         guard !ids.isEmpty else { return }
-        try await write(.keys(Set(ids)), ids.map { ($0, nil) }) { try await local.delete(ids: ids) }
+        try await write(.keys(Set(ids)), ids.map { ($0, nil) }, applying: .deleteBatch(ids))
     }
 
     /// Deletes every entity this device holds and queues a delete of each for the remote.
@@ -346,7 +365,7 @@ where
     public func deleteAll() async throws {
         try await prepared()
         let ids = try await local.fetchAll().map(\.id)
-        try await write(.all, ids.map { ($0, nil) }) { try await local.deleteAll() }
+        try await write(.all, ids.map { ($0, nil) }, applying: .deleteAll)
     }
 }
 
@@ -400,15 +419,15 @@ extension OfflineFirstRepository {
     public func discard(id: ID) async throws {
         try await prepared()
         let remoteCopy = try await remote.fetch(id: id)
-        try await engine.write(.key(id)) { [outbox, local, syncedSubset] in
-            try await outbox.discard(id) {
-                // The remote's copy outside the subset synced is not kept here, as a pull would not.
-                if let remoteCopy, syncedSubset?.query.matches(remoteCopy) ?? true {
-                    try await local.save(remoteCopy)
-                } else {
-                    try await local.delete(id: id)
-                }
+        // The remote's copy outside the subset synced is not kept here, as a pull would not.
+        let restore: LocalChange<Entity> =
+            if let remoteCopy, syncedSubset?.query.matches(remoteCopy) ?? true {
+                .save(remoteCopy)
+            } else {
+                .delete(id)
             }
+        try await engine.write(.key(id)) { [outbox, local] in
+            try await outbox.discard(id, restore: restore, on: local)
         }
     }
 }

@@ -29,12 +29,16 @@ import Synchronization
 /// ``changes()`` and ``pendingChanges()``.
 public final class Outbox<Entity: Codable & Identifiable & Sendable>: Sendable
 where Entity.ID: Codable & Sendable {
-    typealias Record = OutboxRecord<Entity>
+    package typealias Record = OutboxRecord<Entity>
 
-    /// The outbox's file.
-    public var fileURL: URL { store.fileURL }
+    /// The file that holds the changes: the outbox's journal, or for an outbox kept in an
+    /// SQLite database (`Outbox(in:)` in `RepositoriesSQLite`), the database file.
+    public let fileURL: URL
 
-    private let store: FileRepository<Record>
+    private let store: any OutboxStorage<Record>
+    /// The storage that writes a change and the local row in one transaction, if the outbox
+    /// lives in the local store's database.
+    let joint: (any OutboxJointStorage<Entity>)?
     /// The conflicts settled and not yet acknowledged, in a file of their own beside this one.
     let conflicts: ConflictLog<Entity>
     /// Orders read-modify-writes of one ID's record.
@@ -46,11 +50,14 @@ where Entity.ID: Codable & Sendable {
     private let syncedAt: Mutex<Date?>
     /// The cursor of the last page of the remote's change feed the local store took.
     let pullCursor: PullCursorFile
-    /// Whether the last session ended without closing the outbox.
-    let session: SessionMarker
+    /// Whether the last session ended without closing the outbox; `nil` when a crash cannot
+    /// split a write between the outbox and the local store (``joint``).
+    let session: SessionMarker?
+    /// The lock of an outbox whose storage takes none of its own.
+    private let exclusive: OutboxLock?
 
     /// The file beside the outbox that keeps when a sync last finished.
-    private var syncedAtURL: URL { store.fileURL.appendingPathExtension("synced") }
+    private let syncedAtURL: URL
 
     /// Opens the outbox at `fileURL`, creating it when no file is there.
     ///
@@ -79,45 +86,91 @@ where Entity.ID: Codable & Sendable {
     ///   naming the change's ID when a queued entity does not decode as its version's
     ///   shape or an upgrade throws (the file untouched: a pending change is never set
     ///   aside, since it would then never be sent).
-    public init(fileURL: URL, lockWait: Duration? = nil, migrations: Migrations<Entity> = Migrations())
-        async throws
-    {
+    public convenience init(
+        fileURL: URL, lockWait: Duration? = nil, migrations: Migrations<Entity> = Migrations()
+    ) async throws {
+        let options = FileRepository<Record>.Options(durability: .everyWrite, lockWait: lockWait)
+        let store: FileRepository<Record>
         do {
             store = try await FileRepository<Record>(
-                fileURL: fileURL, options: .init(durability: .everyWrite, lockWait: lockWait),
-                migrations: try migrations.nested(in: OutboxRecordNesting<Entity>.self))
-        } catch var error as RepositoryError where error.code == .decodingFailed {
-            if let damage = error.underlying as? OutboxCounterDamage {
-                var corrupted = RepositoryError.corrupted(
-                    "A change in the outbox, \(error.record ?? "a record"), holds \(damage), which the "
-                        + "outbox never writes: the file was damaged or changed by something else",
-                    location: fileURL.path, underlying: damage)
-                corrupted.record = error.record
-                throw corrupted
-            }
-            // The file store's advice to set the record aside does not apply: a change set
-            // aside would never be sent.
-            error.recovery =
-                "Fix the upgrade in the Migrations given to the Outbox so it reads this change's entity, "
-                + "then open again; a pending change is never set aside, since it would then never be sent. "
-                + "The file was left untouched"
-            throw error
-        }
-        do {
-            conflicts = try await ConflictLog(
-                fileURL: fileURL.appendingPathExtension("conflicts"), lockWait: lockWait,
-                migrations: migrations)
-            let records = try await store.fetchAll()
-            revisions = RevisionCounter(after: records.map(\.revision).max() ?? 0)
-            list = Mutex(PendingList(records.map(\.change)))
-            syncedAt = Mutex(try Self.readSyncedAt(store.fileURL.appendingPathExtension("synced")))
-            pullCursor = try PullCursorFile(url: store.fileURL.appendingPathExtension("cursor"))
-            session = try SessionMarker(url: store.fileURL.appendingPathExtension("open"))
+                fileURL: fileURL, options: options, migrations: try Self.recordMigrations(migrations))
         } catch {
-            // Opening failed half way: let go of the outbox's file, so a fix and a retry can open it.
+            throw Self.openingError(error, location: fileURL.path)
+        }
+        let conflicts: FileRepository<StoredConflict<Entity, Entity.ID>>
+        do {
+            conflicts = try await FileRepository(
+                fileURL: fileURL.appendingPathExtension("conflicts"),
+                options: .init(durability: .everyWrite, lockWait: lockWait),
+                migrations: try Self.conflictMigrations(migrations))
+        } catch {
             try await store.close()
             throw error
         }
+        try await self.init(
+            parts: OutboxParts(
+                records: store, conflicts: conflicts, fileURL: fileURL, sidecars: fileURL, joint: nil,
+                marksSessions: true))
+    }
+
+    /// Opens an outbox made of `parts`, holding `lock` when the storage takes no lock of its
+    /// own. On failure every part is closed and the lock released.
+    package init(parts: OutboxParts<Entity>, lock: OutboxLock? = nil) async throws {
+        fileURL = parts.fileURL
+        store = parts.records
+        joint = parts.joint
+        exclusive = lock
+        syncedAtURL = parts.sidecars.appendingPathExtension("synced")
+        conflicts = ConflictLog(store: parts.conflicts)
+        do {
+            let records = try await store.fetchAll()
+            revisions = RevisionCounter(after: records.map(\.revision).max() ?? 0)
+            list = Mutex(PendingList(records.map(\.change)))
+            syncedAt = Mutex(try Self.readSyncedAt(parts.sidecars.appendingPathExtension("synced")))
+            pullCursor = try PullCursorFile(url: parts.sidecars.appendingPathExtension("cursor"))
+            session =
+                parts.marksSessions
+                ? try SessionMarker(url: parts.sidecars.appendingPathExtension("open")) : nil
+        } catch {
+            // Opening failed half way: let go of the outbox's storage, so a fix and a retry can open it.
+            try? await parts.conflicts.close()
+            try await store.close()
+            lock?.release()
+            throw error
+        }
+    }
+
+    /// The migrations of the outbox's records, over those of the entity.
+    package static func recordMigrations(_ migrations: Migrations<Entity>) throws -> Migrations<Record> {
+        try migrations.nested(in: OutboxRecordNesting<Entity>.self)
+    }
+
+    /// The migrations of the kept conflicts, over those of the entity.
+    package static func conflictMigrations(_ migrations: Migrations<Entity>) throws
+        -> Migrations<StoredConflict<Entity, Entity.ID>>
+    {
+        try migrations.nested(in: StoredConflictNesting<Entity>.self)
+    }
+
+    /// What opening the storage of the records throws for `error`: a counter the outbox never
+    /// writes is damage (`corrupted`), and a change that does not decode is never set aside.
+    package static func openingError(_ error: any Error, location: String) -> any Error {
+        guard var error = error as? RepositoryError, error.code == .decodingFailed else { return error }
+        if let damage = error.underlying as? OutboxCounterDamage {
+            var corrupted = RepositoryError.corrupted(
+                "A change in the outbox, \(error.record ?? "a record"), holds \(damage), which the "
+                    + "outbox never writes: the file was damaged or changed by something else",
+                location: location, underlying: damage)
+            corrupted.record = error.record
+            return corrupted
+        }
+        // The file store's advice to set the record aside does not apply: a change set
+        // aside would never be sent.
+        error.recovery =
+            "Fix the upgrade in the Migrations given to the Outbox so it reads this change's entity, "
+            + "then open again; a pending change is never set aside, since it would then never be sent. "
+            + "The file was left untouched"
+        return error
     }
 
     /// When a sync last finished without an error, kept across restarts; `nil`: never.
@@ -152,9 +205,10 @@ where Entity.ID: Codable & Sendable {
     public func close() async throws {
         var failure: (any Error)?
         do { try await conflicts.close() } catch { failure = error }
-        try await store.close()
+        do { try await store.close() } catch { failure = failure ?? error }
+        exclusive?.release()
         if let failure { throw failure }
-        try session.remove()
+        try session?.remove()
     }
 
     /// Every pending change, in the order their IDs were first changed.
@@ -166,7 +220,12 @@ where Entity.ID: Codable & Sendable {
 
     /// The pending change of `id`, if there is one.
     public func change(for id: Entity.ID) async throws -> PendingChange<Entity>? {
-        try await store.fetch(id: id)?.change
+        try await record(of: id)?.change
+    }
+
+    /// The record of `id`, if there is one.
+    private func record(of id: Entity.ID) async throws -> Record? {
+        try await store.fetch(ids: [id]).first
     }
 
     /// The pending changes now, then again after every change to them: for a badge, or a
@@ -221,8 +280,13 @@ where Entity.ID: Codable & Sendable {
     /// one durable batch. A queued change to the same ID is replaced, keeping its base;
     /// for the others the base is taken from `localBases` (the local copies, which hold the
     /// remote's version while no change is pending).
+    ///
+    /// With `local` (an outbox whose ``joint`` storage joins the local store's writes), the
+    /// local store's change is written in the same transaction as the records: the two are
+    /// never apart, and there is nothing to undo.
     func record(
-        _ changes: [(id: Entity.ID, entity: Entity?)], localBases: [Entity.ID: Entity]
+        _ changes: [(id: Entity.ID, entity: Entity?)], localBases: [Entity.ID: Entity],
+        applying local: LocalChange<Entity>? = nil
     ) async throws -> Undo {
         let ids = changes.map(\.id)
         return try await lock.withLock(.keys(Set(ids))) {
@@ -244,7 +308,11 @@ where Entity.ID: Codable & Sendable {
             }
             var seen = Set<Entity.ID>()
             let batch = ids.filter { seen.insert($0).inserted }.compactMap { latest[$0] }
-            try await persist(batch)
+            if let local {
+                try await persist(batch, applying: local)
+            } else {
+                try await persist(batch)
+            }
             publish(.recorded)
             return Undo(previous: Array(existing.values), added: fresh)
         }
@@ -399,7 +467,7 @@ where Entity.ID: Codable & Sendable {
     /// refused, it never held it (forgotten).
     func earlierRequestAnswered(of id: Entity.ID, key: String, applied: Bool) async throws {
         try await lock.withLock(.key(id)) {
-            guard var record = try await store.fetch(id: id) else { return }
+            guard var record = try await record(of: id) else { return }
             if applied {
                 for index in record.possiblyApplied.indices where record.possiblyApplied[index].key == key {
                     record.possiblyApplied[index].key = nil
@@ -438,7 +506,7 @@ where Entity.ID: Codable & Sendable {
     /// Makes a rejected change pending again, with its tries counted from zero.
     func retry(_ id: Entity.ID) async throws {
         try await lock.withLock(.key(id)) {
-            guard var record = try await store.fetch(id: id) else { return }
+            guard var record = try await record(of: id) else { return }
             record.rejected = false
             record.attempts = 0
             record.lastError = nil
@@ -457,12 +525,25 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    /// Removes the change of `id`, whatever it is, running `restore` first under the same
-    /// lock; nothing is removed when `restore` throws.
-    func discard(_ id: Entity.ID, restore: () async throws -> Void) async throws {
+    /// Removes the change of `id`, whatever it is, restoring the local copy with `restore`
+    /// under the same lock: in one transaction with ``joint`` storage, else first, and
+    /// nothing is removed when it throws.
+    func discard(_ id: Entity.ID, restore: LocalChange<Entity>, on local: some Repository<Entity, Entity.ID>)
+        async throws
+    {
         try await lock.withLock(.key(id)) {
-            try await restore()
-            try await erase([id])
+            if let joint {
+                do {
+                    try await joint.commit(saving: [], erasing: [id], applying: restore)
+                } catch {
+                    await relist()
+                    throw error
+                }
+                list.withLock { $0.remove([id]) }
+            } else {
+                try await restore.apply(to: local)
+                try await erase([id])
+            }
             publish()
         }
     }
@@ -498,6 +579,19 @@ where Entity.ID: Codable & Sendable {
     private func persist(_ records: [Record]) async throws {
         do {
             try await store.save(contentsOf: records)
+        } catch {
+            await relist()
+            throw error
+        }
+        list.withLock { $0.put(records.map(\.change)) }
+    }
+
+    /// Writes `records` and applies `local` to the local store in one transaction, then
+    /// puts the records in the list the UI reads.
+    private func persist(_ records: [Record], applying local: LocalChange<Entity>) async throws {
+        guard let joint else { preconditionFailure("A joint write on an outbox without joint storage") }
+        do {
+            try await joint.commit(saving: records, erasing: [], applying: local)
         } catch {
             await relist()
             throw error

@@ -3,15 +3,15 @@ import Foundation
 /// One pending change as the outbox keeps it on disk: one record per entity ID, kept in
 /// the journal of a ``FileRepository``, so a later change to an ID replaces the earlier
 /// one in place.
-typealias OutboxRecord<Entity: Identifiable> = StoredChange<Entity, Entity.ID>
+package typealias OutboxRecord<Entity: Identifiable> = StoredChange<Entity, Entity.ID>
 where Entity.ID: Codable & Sendable
 
 /// The fields of an outbox record, over the entity's shape `Payload`: the entity itself for
 /// the records the outbox writes, or an older version's shape while the outbox's
 /// migrations read a record an earlier release wrote (the record's other fields have not
 /// changed between versions; only the entity and its base are upgraded).
-struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Sendable, Identifiable {
-    var id: ID
+package struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Sendable, Identifiable {
+    package var id: ID
     /// The entity to save; `nil` for a delete.
     var entity: Payload?
     /// The remote's version the change was made on.
@@ -101,7 +101,7 @@ extension StoredChange: Decodable where Payload: Decodable {
     /// when it next grows.
     ///
     /// - Throws: ``OutboxCounterDamage`` for such a counter.
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(ID.self, forKey: .id)
         entity = try container.decodeIfPresent(Payload.self, forKey: .entity)

@@ -4,8 +4,8 @@ import Foundation
 /// entity's shape `Payload`: the entity itself for the conflicts the sync writes, or an older
 /// version's shape while the outbox's migrations read one an earlier release wrote (only
 /// the four versions are upgraded; the other fields have not changed between versions).
-struct StoredConflict<Payload: Sendable, ID: Codable & Sendable & Hashable>: Sendable, Identifiable {
-    var id: UUID
+package struct StoredConflict<Payload: Sendable, ID: Codable & Sendable & Hashable>: Sendable, Identifiable {
+    package var id: UUID
     var entityID: ID
     var base: Payload?
     var local: Payload?

@@ -1,0 +1,120 @@
+import Foundation
+import Repositories
+import RepositoriesSQLite
+import RepositoriesTestSupport
+import Testing
+
+/// A device whose outbox lives in its local SQLite database, killed with SIGKILL at random
+/// points of its writes and syncs, over many rounds. After each kill, before any sync, the
+/// outbox and the local store agree on every pending change (a write is in both or in
+/// neither: nothing split), and every acknowledged write is there; after one sync the remote
+/// holds exactly what was acknowledged and the pull was incremental (a killed session does
+/// not force a full read, since nothing can be split).
+@Suite(.serialized) struct SQLiteOutboxCrashTests {
+    /// An ID's state: its revision, or `nil` for deleted.
+    typealias State = Int?
+
+    @Test func aDeviceKilledAtRandomLosesNothingAndSplitsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let device = directory.url.appending(path: "device")
+        try FileManager.default.createDirectory(at: device, withIntermediateDirectories: true)
+        let remoteURL = directory.file("remote.sqlite")
+        var random = SeededRandomNumberGenerator(seed: 27)
+        var acknowledged: [Int: State] = [:]
+        var next = 0
+        var writesCaughtHalfWay = 0
+        var pendingFound = 0
+        for round in 0..<ChildProcess.killCount {
+            let child = try ChildProcess([
+                "offline-first-sqlite", device.path, remoteURL.path, String(next), String(round + 1),
+            ])
+            try await child.waitForLine("ready")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
+            let lines = await child.kill()
+            // What each ID may hold now: the acknowledged state, or the one a write caught by
+            // the kill was making.
+            var inFlight: [Int: State] = [:]
+            for line in lines {
+                let words = line.split(separator: " ").map(String.init)
+                switch words.first {
+                case "try" where words.count >= 3:
+                    guard let id = Int(words[2]) else { continue }
+                    inFlight.updateValue(words[1] == "save" ? Int(words[3]) : nil, forKey: id)
+                    next = max(next, id + 1)
+                case "saved" where words.count == 3:
+                    guard let id = Int(words[1]) else { continue }
+                    acknowledged.updateValue(Int(words[2]), forKey: id)
+                    inFlight.removeValue(forKey: id)
+                case "deleted" where words.count == 2:
+                    guard let id = Int(words[1]) else { continue }
+                    acknowledged.updateValue(nil, forKey: id)
+                    inFlight.removeValue(forKey: id)
+                default: continue
+                }
+            }
+            writesCaughtHalfWay += inFlight.isEmpty ? 0 : 1
+
+            let remote = try await SQLiteRepository<FixtureEntity>(fileURL: remoteURL)
+            let local = try await SQLiteRepository<FixtureEntity>(
+                fileURL: device.appending(path: "device.sqlite"))
+            let outbox = try await Outbox(in: local, lockWait: .seconds(5))
+
+            // Before any sync: every pending change is what the local store shows.
+            let pending = try await outbox.changes()
+            pendingFound += pending.count
+            let rows = Dictionary(uniqueKeysWithValues: try await local.fetchAll().map { ($0.id, $0) })
+            for change in pending {
+                switch change.kind {
+                case .save(let entity):
+                    #expect(
+                        rows[change.id] == entity,
+                        "round \(round): the change to \(change.id) and its row split")
+                case .delete:
+                    #expect(
+                        rows[change.id] == nil, "round \(round): the delete of \(change.id) and its row split"
+                    )
+                }
+            }
+            // Every acknowledged write is there (or the write the kill caught, made whole).
+            for (id, state) in acknowledged {
+                let here = rows[id].map { $0.revision ?? -1 }
+                let allowed: [State] = [state] + (inFlight[id].map { [$0] } ?? [])
+                #expect(
+                    allowed.contains(here),
+                    "round \(round): \(id) holds \(String(describing: here)), acknowledged \(String(describing: state))"
+                )
+            }
+            for (id, state) in inFlight where acknowledged[id] == nil {
+                let here = rows[id].map { $0.revision ?? -1 }
+                #expect([State.none, state].contains(here), "round \(round): \(id) half-written")
+            }
+
+            let notes = remote.offlineFirst(
+                local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
+            let report = try await notes.sync()
+            if round > 0 {
+                #expect(report.pullWasIncremental, "round \(round): \(report.fullPullReason ?? "")")
+            }
+            #expect(try await outbox.changes().isEmpty, "round \(round): the outbox drained")
+            // What the kill caught half way is now settled one way or the other: take it as it is.
+            let settled = Dictionary(uniqueKeysWithValues: try await local.fetchAll().map { ($0.id, $0) })
+            for id in inFlight.keys {
+                acknowledged.updateValue(settled[id].map { $0.revision ?? -1 }, forKey: id)
+            }
+            let stored = Dictionary(uniqueKeysWithValues: try await remote.fetchAll().map { ($0.id, $0) })
+            for (id, state) in acknowledged {
+                #expect(
+                    stored[id].map { $0.revision ?? -1 } == state,
+                    "round \(round): the remote holds \(id) as \(String(describing: stored[id]?.revision)), acknowledged \(String(describing: state))"
+                )
+            }
+            #expect(settled == stored, "round \(round): the device and the remote differ")
+            try await outbox.close()
+            try await local.close()
+            try await remote.close()
+        }
+        #expect(acknowledged.count > 50, "the device wrote")
+        #expect(pendingFound > 0, "kills left changes pending, which the checks above compared")
+        #expect(writesCaughtHalfWay > 0, "some kills caught a write half way")
+    }
+}

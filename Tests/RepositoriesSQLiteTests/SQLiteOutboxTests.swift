@@ -1,0 +1,214 @@
+import Foundation
+import Repositories
+import RepositoriesTestSupport
+import Synchronization
+import Testing
+
+@testable import RepositoriesSQLite
+
+/// An outbox kept in the local store's SQLite database (`Outbox(in:)`): a write's change and
+/// its local row are one transaction.
+@Suite struct SQLiteOutboxTests {
+    /// The local store, its outbox and an offline-first stack over an in-memory remote.
+    struct Device {
+        let local: SQLiteRepository<FixtureEntity>
+        let outbox: Outbox<FixtureEntity>
+        let notes: OfflineFirstRepository<InMemoryRepository<FixtureEntity>, SQLiteRepository<FixtureEntity>>
+
+        init(_ url: URL, remote: InMemoryRepository<FixtureEntity>) async throws {
+            local = try await SQLiteRepository<FixtureEntity>(fileURL: url)
+            outbox = try await Outbox(in: local)
+            notes = remote.offlineFirst(
+                local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
+        }
+
+        func close() async throws {
+            try await outbox.close()
+            try await local.close()
+        }
+    }
+
+    @Test func eachWriteIsOneCommitAndAFailedCommitLeavesNeitherSide() async throws {
+        let directory = try TemporaryDirectory()
+        let device = try await Device(directory.file("device.sqlite"), remote: InMemoryRepository())
+        let commits = Mutex(0)
+        let refuse = Mutex(false)
+        await device.local.database.setCommitHook {
+            commits.withLock { $0 += 1 }
+            return !refuse.withLock { $0 }
+        }
+        try await device.notes.save(FixtureEntity.make(1))
+        try await device.notes.save(contentsOf: [2, 3].map(FixtureEntity.make))
+        try await device.notes.delete(id: 2)
+        #expect(commits.withLock { $0 } == 3, "one commit (one fsync) for the change and its row")
+
+        refuse.withLock { $0 = true }
+        await #expect(throws: RepositoryError.self) { try await device.notes.save(FixtureEntity.make(4)) }
+        await #expect(throws: RepositoryError.self) { try await device.notes.delete(id: 1) }
+        refuse.withLock { $0 = false }
+        #expect(try await device.outbox.changes().map(\.id) == [1, 2, 3])
+        #expect(try await device.local.fetchAll().map(\.id) == [1, 3])
+        try await device.close()
+    }
+
+    @Test func aWriteTheLocalTableRefusesLeavesNoChangeQueued() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let device = try await Device(url, remote: InMemoryRepository())
+        let raw = try RawDatabase(url)
+        try raw.execute(
+            """
+            CREATE TRIGGER refuse_13 BEFORE INSERT ON "FixtureEntity" WHEN NEW.id = 13
+            BEGIN SELECT RAISE(ABORT, 'refused'); END
+            """)
+        await #expect(throws: RepositoryError.self) { try await device.notes.save(FixtureEntity.make(13)) }
+        await #expect(throws: RepositoryError.self) {
+            try await device.notes.save(contentsOf: [12, 13, 14].map(FixtureEntity.make))
+        }
+        #expect(
+            try await device.outbox.changes().isEmpty, "no change queued for a write the local store refused")
+        #expect(try await device.local.fetchAll().isEmpty)
+
+        try await device.notes.save(FixtureEntity.make(5))
+        #expect(try await device.outbox.changes().map(\.id) == [5])
+        #expect(try await device.local.fetchAll().map(\.id) == [5])
+        try await device.close()
+    }
+
+    @Test func aChangeTheOutboxTableRefusesLeavesTheLocalRowAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let device = try await Device(url, remote: InMemoryRepository())
+        try await device.notes.save(FixtureEntity.make(21, revision: 1))
+        let raw = try RawDatabase(url)
+        try raw.execute(
+            """
+            CREATE TRIGGER refuse_21 BEFORE UPDATE ON "repositories_outbox_FixtureEntity"
+            BEGIN SELECT RAISE(ABORT, 'refused'); END
+            """)
+        await #expect(throws: RepositoryError.self) {
+            try await device.notes.save(FixtureEntity.make(21, revision: 2))
+        }
+        await #expect(throws: RepositoryError.self) { try await device.notes.delete(id: 21) }
+        #expect(try await device.local.fetch(id: 21) == FixtureEntity.make(21, revision: 1))
+        let pending = try await device.outbox.changes()
+        #expect(pending.count == 1)
+        if case .save(let entity) = pending.first?.kind {
+            #expect(entity == FixtureEntity.make(21, revision: 1))
+        } else {
+            Issue.record("the queued change is the first save: \(pending)")
+        }
+        try await device.close()
+    }
+
+    @Test func changesSyncAndSurviveAReopen() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let remote = InMemoryRepository<FixtureEntity>()
+        var device = try await Device(url, remote: remote)
+        try await device.notes.save(contentsOf: (0..<10).map(FixtureEntity.make))
+        try await device.notes.delete(id: 3)
+        try await device.notes.delete(ids: [4, 5])
+        try await device.close()
+
+        device = try await Device(url, remote: remote)
+        #expect(try await device.outbox.changes().map(\.id) == Array(0..<10))
+        try await device.notes.sync()
+        #expect(try await remote.fetchAll().map(\.id).sorted() == [0, 1, 2, 6, 7, 8, 9])
+        #expect(try await device.outbox.changes().isEmpty)
+        try await device.notes.deleteAll()
+        #expect(try await device.local.fetchAll().isEmpty)
+        #expect(try await device.outbox.changes().count == 7)
+        try await device.notes.sync()
+        #expect(try await remote.fetchAll().isEmpty)
+
+        // The tables sit beside the local one in the same file.
+        let tables = try RawDatabase(url).strings(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(tables.contains("repositories_outbox_FixtureEntity"))
+        #expect(tables.contains("repositories_conflicts_FixtureEntity"))
+        try await device.close()
+    }
+
+    @Test func aDiscardRestoresTheRemotesVersionWithTheChangeRemovedAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let remote = InMemoryRepository<FixtureEntity>()
+        try await remote.save(FixtureEntity.make(1, revision: 1))
+        let device = try await Device(directory.file("device.sqlite"), remote: remote)
+        try await device.notes.sync()
+        try await device.notes.save(FixtureEntity.make(1, revision: 2))
+        try await device.notes.save(FixtureEntity.make(2, revision: 2))
+        try await device.notes.discard(id: 1)
+        try await device.notes.discard(id: 2)
+        #expect(try await device.local.fetchAll() == [FixtureEntity.make(1, revision: 1)])
+        #expect(try await device.outbox.changes().isEmpty)
+        try await device.close()
+    }
+
+    @Test func oneOutboxInstanceHoldsTheTableAtATime() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let local = try await SQLiteRepository<FixtureEntity>(fileURL: url)
+        let outbox = try await Outbox(in: local)
+        let other = try await SQLiteRepository<FixtureEntity>(fileURL: url)
+        await #expect {
+            _ = try await Outbox(in: other)
+        } throws: { error in
+            (error as? RepositoryError)?.code == .locked
+                && (error as? RepositoryError)?.reason.contains("FixtureEntity") == true
+        }
+        try await outbox.close()
+        let reopened = try await Outbox(in: other)
+        try await reopened.close()
+        try await other.close()
+        try await local.close()
+    }
+
+    @Test func aClosedOutboxRefusesWritesAndLeavesTheLocalStoreOpen() async throws {
+        let directory = try TemporaryDirectory()
+        let device = try await Device(directory.file("device.sqlite"), remote: InMemoryRepository())
+        try await device.outbox.close()
+        await #expect {
+            try await device.notes.save(FixtureEntity.make(1))
+        } throws: { error in
+            (error as? RepositoryError)?.code == .closed
+        }
+        #expect(try await device.local.fetchAll().isEmpty, "nothing written")
+        try await device.local.save(FixtureEntity.make(2))
+        #expect(try await device.local.fetchAll().map(\.id) == [2])
+        try await device.local.close()
+    }
+
+    @Test func anInMemoryDatabaseIsRefused() async throws {
+        let local = try SQLiteRepository<FixtureEntity>.inMemory()
+        await #expect {
+            _ = try await Outbox(in: local)
+        } throws: { error in
+            (error as? RepositoryError)?.code == .rejected
+        }
+    }
+
+    @Test func changesQueuedByAnEarlierReleaseAreUpgradedWithTheLocalRows() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let device = try await Device(url, remote: InMemoryRepository())
+        try await device.notes.save(FixtureEntity.make(7, revision: 3))
+        try await device.close()
+
+        // The same table: by default each type names its own.
+        let local = try await SQLiteRepository<FixtureEntityV2>(
+            fileURL: url, options: SQLiteOptions(tableName: "FixtureEntity"),
+            migrations: try FixtureEntityV2.migrations())
+        let outbox = try await Outbox(in: local)
+        let upgraded = FixtureEntityV2(upgrading: FixtureEntity.make(7, revision: 3))
+        let pending = try await outbox.changes()
+        guard case .save(let entity) = pending.first?.kind else {
+            Issue.record("the queued save is kept: \(pending)")
+            return
+        }
+        #expect(entity == upgraded)
+        #expect(try await local.fetch(id: 7) == upgraded)
+        try await outbox.close()
+        try await local.close()
+    }
+}
