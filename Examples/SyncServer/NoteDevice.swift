@@ -4,9 +4,10 @@ import Repositories
 import RepositoriesHTTP
 import RepositoriesSQLite
 
-/// One device: its own files in its own directory (`notes.sqlite`, the local store, and
-/// `notes.outbox`, the changes not on the server yet, with the feed's cursor beside it in
-/// `notes.outbox.cursor`), and the offline-first stack over them and the server.
+/// One device: its own files in its own directory (`notes.sqlite`, the local store with the
+/// outbox beside it in the same database, `Outbox(in:)`, so a change and its row are one
+/// transaction; the feed's cursor beside the database in `notes.sqlite.outbox-Note.cursor`),
+/// and the offline-first stack over them and the server.
 ///
 /// It syncs only when asked, so the story decides which device syncs when. A restart closes
 /// both files, as an app that quits does, and opens them again.
@@ -22,7 +23,7 @@ import RepositoriesSQLite
     let remote: RetryingRepository<HTTPRepository<Note>>
     /// The local store, `notes.sqlite`.
     private(set) var local: SQLiteRepository<Note>
-    /// The changes waiting for the server, `notes.outbox`.
+    /// The changes waiting for the server, in `notes.sqlite` beside the notes.
     private(set) var outbox: Outbox<Note>
     /// What the app reads and writes.
     private(set) var notes: Stack
@@ -31,7 +32,7 @@ import RepositoriesSQLite
     /// through `network`.
     ///
     /// - Throws: the file system's error when the directory cannot be made; what opening
-    ///   `notes.sqlite` or `notes.outbox` throws.
+    ///   `notes.sqlite` and its outbox throws.
     init(name: String, in directory: URL, serverURL: URL, network: DeviceNetwork) async throws {
         self.name = name
         self.directory = directory.appendingPathComponent(name, isDirectory: true)
@@ -49,8 +50,8 @@ import RepositoriesSQLite
         directory.appendingPathComponent(name, isDirectory: false)
     }
 
-    /// The cursor file the outbox keeps beside itself.
-    var cursorFile: URL { outbox.fileURL.appendingPathExtension("cursor") }
+    /// The cursor file the outbox keeps beside the database (see `Outbox(in:)`).
+    var cursorFile: URL { file("notes.sqlite.outbox-Note.cursor") }
 
     /// Quits and starts again: closes the outbox and the local store, then opens both from
     /// the same files and makes the stack again.
@@ -74,14 +75,13 @@ import RepositoriesSQLite
         }
     }
 
-    /// Opens `notes.sqlite` and `notes.outbox` in `directory`; closes the first when the
-    /// second fails.
+    /// Opens `notes.sqlite` in `directory`, then the outbox in it; closes the store when the
+    /// outbox fails to open.
     private static func open(in directory: URL) async throws -> (SQLiteRepository<Note>, Outbox<Note>) {
         let local = try await SQLiteRepository<Note>(
             fileURL: directory.appendingPathComponent("notes.sqlite", isDirectory: false))
         do {
-            let outbox = try await Outbox<Note>(
-                fileURL: directory.appendingPathComponent("notes.outbox", isDirectory: false))
+            let outbox = try await Outbox(in: local)
             return (local, outbox)
         } catch {
             try await local.close()

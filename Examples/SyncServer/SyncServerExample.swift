@@ -9,7 +9,8 @@
 // network of the example's own that can go offline, or lose the answer to a write after the
 // server applied it. Each device, the phone and the tablet, has its own files in its own
 // subdirectory of the workspace (phone/ and tablet/, each with notes.sqlite, a
-// `SQLiteRepository`, and notes.outbox, an `Outbox`) and its own offline-first stack over an
+// `SQLiteRepository` with its `Outbox(in:)` in the same database, so each change and its row
+// commit in one transaction) and its own offline-first stack over an
 // `HTTPRepository<Note>` whose configuration names the feed (`.changesEndpoint()`), retried.
 //
 // The run: the phone saves three notes and syncs; the server applies each once (counted at
@@ -38,7 +39,7 @@ import ExampleSupport
         await ExampleCommand.run(
             SyncServerStory.self, example: "SyncServer",
             dataDirectoryHelp:
-                "keep phone/ and tablet/ (each with notes.sqlite and notes.outbox) in PATH after the run; "
+                "keep phone/ and tablet/ (each with notes.sqlite, its notes and its outbox) in PATH after the run; "
                 + "PATH must not hold an earlier run's (default: a temporary directory)"
         )
     }

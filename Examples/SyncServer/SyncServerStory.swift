@@ -77,7 +77,7 @@ import RepositoriesHTTP
         print(
             "SyncServer: a sync server in Swift, SyncEndpoint over an InMemoryRepository<Note> "
                 + "(a service would use PostgresRepository: Docs/SyncServer.md), at \(Self.serverURL.absoluteString)"
-                + "\(offline); two devices, phone/ and tablet/, each with notes.sqlite and notes.outbox, "
+                + "\(offline); two devices, phone/ and tablet/, each with notes.sqlite (its notes and its outbox), "
                 + "sync with it through HTTPRepository's change feed")
         try await phoneWrites()
         try await tabletReadsTheFeed()
@@ -245,7 +245,7 @@ import RepositoriesHTTP
         print("tablet: adds \(Note.added.line)")
         try await sync(tablet, "syncs: the note goes up")
         try await phone.restart()
-        print("phone: quits (notes.sqlite and notes.outbox closed) and starts again from the same files")
+        print("phone: quits (notes.sqlite and its outbox closed) and starts again from the same files")
         guard FileManager.default.fileExists(atPath: phone.cursorFile.path) else {
             throw StoryFailure("the phone kept no cursor in \(phone.cursorFile.lastPathComponent)")
         }
@@ -280,7 +280,7 @@ import RepositoriesHTTP
             let waiting = try await device.outbox.changes()
             guard waiting.isEmpty else {
                 throw StoryFailure(
-                    "\(device.name)'s notes.outbox still holds \(Console.counted(waiting.count, "change"))")
+                    "\(device.name)'s outbox still holds \(Console.counted(waiting.count, "change"))")
             }
         }
         guard onServer == expected else {

@@ -48,6 +48,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("queries", BenchmarkRun.queryFigures),
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
+    ("outbox in SQLite", BenchmarkRun.sqliteOutboxFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),
     ("partial sync", BenchmarkRun.partialSyncFigures),
     ("observers", BenchmarkRun.observerFigures),

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Repositories
 import RepositoriesHTTP
+import RepositoriesSQLite
 
 /// The Swift snippets of Docs/OfflineFirst.md, verbatim.
 struct OfflineFirstSnippets {
@@ -183,5 +184,13 @@ struct OfflineFirstSnippets {
 
         let report = try await chores.sync()  // only my chores travel
         return report
+    }
+
+    /// "An outbox in the local SQLite database".
+    func sqliteOutbox(directory: URL, api: some Repository<Note, UUID>) async throws {
+        let local = try await SQLiteRepository<Note>(fileURL: directory.appending(path: "notes.sqlite"))
+        let outbox = try await Outbox(in: local)  // tables beside the local one, in notes.sqlite
+        let notes = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+        _ = notes
     }
 }

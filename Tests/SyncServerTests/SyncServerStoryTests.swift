@@ -83,7 +83,7 @@ import Testing
             let failure = await #expect(throws: StoryFailure.self) {
                 try await story.verifyConverged(Note.written)
             }
-            #expect(failure?.description == "phone's notes.outbox still holds 1 change")
+            #expect(failure?.description == "phone's outbox still holds 1 change")
         }
     }
 
