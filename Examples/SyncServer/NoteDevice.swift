@@ -6,7 +6,7 @@ import RepositoriesSQLite
 
 /// One device: its own files in its own directory (`notes.sqlite`, the local store with the
 /// outbox beside it in the same database, `Outbox(in:)`, so a change and its row are one
-/// transaction; the feed's cursor beside the database in `notes.sqlite.outbox-Note.cursor`),
+/// transaction; the feed's cursor beside the database in `notes.sqlite.outbox-note.cursor`),
 /// and the offline-first stack over them and the server.
 ///
 /// It syncs only when asked, so the story decides which device syncs when. A restart closes
@@ -51,7 +51,7 @@ import RepositoriesSQLite
     }
 
     /// The cursor file the outbox keeps beside the database (see `Outbox(in:)`).
-    var cursorFile: URL { file("notes.sqlite.outbox-Note.cursor") }
+    var cursorFile: URL { file("notes.sqlite.outbox-note.cursor") }
 
     /// Quits and starts again: closes the outbox and the local store, then opens both from
     /// the same files and makes the stack again.

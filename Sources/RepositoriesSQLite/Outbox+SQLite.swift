@@ -13,18 +13,25 @@ extension Outbox {
     /// ```
     ///
     /// Every write of the offline-first repository then records its change and writes the
-    /// local row **in one SQLite transaction**: after a crash at any point both are there or
-    /// neither, with no undo path, and the first pull after a killed session reads only what
-    /// changed (an outbox in a file of its own must read the remote in full then, since a
-    /// kill can leave a local row without its change). Writes from several tasks share the
-    /// local store's commits, so a write costs one commit and one fsync, not two.
+    /// local row **in one SQLite transaction**, and so do a discard and a sync that settles a
+    /// conflict: after a crash at any point both are there or neither, with no undo path.
+    /// Writes from several tasks share the local store's commits, so a write costs one commit
+    /// and one fsync, not two.
+    ///
+    /// The outbox is exactly as durable as `local`'s ``SQLiteOptions/synchronous`` setting
+    /// makes its commits (a journal outbox flushes every write). At `.full`, the default, the
+    /// first pull after a killed session reads only what changed, since nothing can be split;
+    /// at a relaxed setting, a power loss can lose the last commits while the feed's cursor
+    /// survives in its file, so the outbox keeps a session marker, as a journal outbox does,
+    /// and the first pull after an unclean end reads the remote in full.
     ///
     /// The outbox serves this repository only: give the same `local` to `offlineFirst`. One
-    /// outbox instance at a time holds it, in this process or another (a lock file beside the
-    /// database); beside the database go the files that keep the time of the last sync and
-    /// the feed's cursor, named after the database file and the table
-    /// (`notes.sqlite.outbox-Note.synced`, `.cursor`). Close the outbox before `local`: closing
-    /// `local` closes the connection both use.
+    /// outbox instance at a time holds it, in this process or another. Beside the database go
+    /// its files, named after the database file and the table's name in lower case: the lock
+    /// (`notes.sqlite.outbox-note.lock`), the time of the last sync (`.synced`), the feed's
+    /// cursor (`.cursor`) and, at a relaxed `synchronous`, the session marker (`.open`). Move
+    /// or delete them with the database. Close the outbox before `local`: closing `local`
+    /// closes the connection both use, and the outbox's calls then throw `closed`.
     ///
     /// - Parameters:
     ///   - local: the local store, opened from a file.
@@ -45,7 +52,8 @@ extension Outbox {
                 recovery: "Open the SQLiteRepository from a file, or use Outbox(fileURL:)")
         }
         let migrations = migrations ?? local.migrations
-        let sidecars = fileURL.appendingPathExtension("outbox-\(local.tableName)")
+        // SQLite compares table names without regard to ASCII case: so does the lock.
+        let sidecars = fileURL.appendingPathExtension("outbox-\(local.tableName.lowercased())")
         let lock = try await OutboxLock(
             url: sidecars.appendingPathExtension("lock"), lockWait: lockWait,
             holding: "of the table \(local.tableName) in \(fileURL.path)")

@@ -128,7 +128,8 @@ actor SQLiteDatabase {
             try connection.transaction(.immediate) { () throws -> (SQLiteTable, EntityCodec, Int) in
                 if try table.presence(on: connection, location: location) == .missing {
                     try options.codec.refuseUnlessKnown(in: location)
-                    try table.create(with: options.codec, on: connection, location: location)
+                    try table.create(
+                        with: options.codec, changeLog: false, on: connection, location: location)
                 }
                 guard case .present(let body) = try table.presence(on: connection, location: location) else {
                     throw RepositoryError.rejected(
@@ -514,11 +515,11 @@ actor SQLiteDatabase {
     ///   `RepositoryError` otherwise (`closed` after ``close()``).
     nonisolated func submit(_ write: SQLiteWrite) async throws {
         let ticket = writes.ticket()
+        // A sibling's write names its table; the owner's drain commits every write.
+        let write = owner == nil ? write : .into(table, write)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<Void, any Error>) in
-                // A sibling's write names its table; the owner's drain commits every write.
-                let write = owner == nil ? write : .into(table, write)
                 if writes.enqueue(write, ticket: ticket, continuation: continuation) {
                     Task { await (self.owner ?? self).drainWrites() }
                 }
@@ -556,7 +557,11 @@ actor SQLiteDatabase {
             return try Self.mapping(location) {
                 // Alone, a write is its own transaction: one statement, or its own BEGIN IMMEDIATE.
                 if group.count == 1 {
-                    try group[0].apply(to: table, on: connection, maximumChunk: maximumChunk)
+                    do {
+                        try group[0].apply(to: table, on: connection, maximumChunk: maximumChunk)
+                    } catch {
+                        return [.failure(Self.mapped(error, location: location(of: group[0])))]
+                    }
                     return [.success(())]
                 }
                 return try connection.transaction(.immediate) {
@@ -566,6 +571,15 @@ actor SQLiteDatabase {
         } catch {
             return group.map { _ in .failure(error) }
         }
+    }
+
+    /// The location an error of `write` names: the table of a sibling's write, else this one's
+    /// (a write across tables names every table).
+    private func location(of write: SQLiteWrite) -> String {
+        let tables = write.tableNames
+        guard !tables.isEmpty else { return location }
+        let own: [String] = if case .together = write { [table.name] } else { [] }
+        return "\(path), table " + (own + tables).joined(separator: " and ")
     }
 
     /// Applies `write` inside a savepoint of the group's open transaction, and returns its
@@ -582,7 +596,7 @@ actor SQLiteDatabase {
             guard connection.isInTransaction else { throw error }
             try connection.execute("ROLLBACK TO repositories_write")
             try connection.execute("RELEASE repositories_write")
-            return .failure(Self.mapped(error, location: location))
+            return .failure(Self.mapped(error, location: location(of: write)))
         }
     }
 
@@ -630,8 +644,20 @@ actor SQLiteDatabase {
     ///
     /// The writer closes last, so when no other connection has the file open it checkpoints
     /// the log into the database file and removes the `-wal` and `-shm` files.
-    func close() throws {
-        guard owner == nil else { return siblingClosed.withLock { $0 = true } }
+    func close() async throws {
+        if let owner {
+            // Refuse the sibling's later writes in the queue's own lock, so none slips in after
+            // the barrier below; then wait for the ones already queued to commit (or fail), so
+            // nothing of this sibling is written once `close()` has returned.
+            siblingClosed.withLock { $0 = true }
+            writes.closeTable(table.name, location: location)
+            do {
+                try await owner.submit(.together([]))
+            } catch let error as RepositoryError where error.code == .closed {
+                // The owner is closed: nothing of the queue commits any more.
+            }
+            return
+        }
         guard let connection = writer.connection else { return }
         writer.connection = nil
         readers?.close()

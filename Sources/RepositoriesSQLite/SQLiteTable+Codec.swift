@@ -50,13 +50,14 @@ extension SQLiteTable {
 
     /// Creates the table with its bodies stored as `codec` needs and its field columns, records
     /// `codec` and the fields, and makes the fields' indexes and the table's change log (see
-    /// ``SQLiteChangeLog``), in one transaction; does nothing when
-    /// another connection created the table first.
+    /// ``SQLiteChangeLog``; none with `changeLog` false: a sibling's table, which no feed
+    /// reads), in one transaction; does nothing when another connection created the table first.
     ///
     /// - Throws: `rejected` when a table of the change log's name exists and is not a log.
-    func create(with codec: EntityCodec.Identifier, on connection: SQLiteConnection, location: String)
-        throws
-    {
+    func create(
+        with codec: EntityCodec.Identifier, changeLog: Bool = true, on connection: SQLiteConnection,
+        location: String
+    ) throws {
         try connection.transaction(.immediate) {
             guard try presence(on: connection, location: location) == .missing else { return }
             // A log left by a table of this name that is gone is never this table's.
@@ -72,7 +73,7 @@ extension SQLiteTable {
                 _ = try statement.step()
             }
             try installFieldIndexes(on: connection)
-            try installChangeLog(on: connection)
+            if changeLog { try installChangeLog(on: connection) }
         }
     }
 

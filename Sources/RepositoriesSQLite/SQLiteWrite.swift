@@ -20,6 +20,15 @@ enum SQLiteWrite: Sendable {
     /// stands for, in one transaction.
     indirect case together([SQLiteWrite])
 
+    /// The tables of other siblings the write touches (``into(_:_:)``), by name.
+    var tableNames: [String] {
+        switch self {
+        case .into(let table, _): [table.name]
+        case .together(let writes): writes.flatMap(\.tableNames)
+        default: []
+        }
+    }
+
     /// How many deletions the write counts for toward the next prune of tombstones: the IDs it
     /// deletes, or for `deleteAll` enough to prune at once, since it may delete any number.
     var deletionCount: Int {

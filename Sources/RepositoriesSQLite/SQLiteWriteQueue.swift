@@ -1,3 +1,4 @@
+import Repositories
 import Synchronization
 
 /// The writes waiting for the writer, in arrival order: what lets concurrent writes share one
@@ -24,6 +25,9 @@ final class SQLiteWriteQueue: Sendable {
         var nextNumber: UInt64 = 0
         /// Whether a drain is running or about to: then a new write only joins the queue.
         var draining = false
+        /// The closed siblings' tables (lowercased names, as SQLite compares them), with the
+        /// location their `closed` error names: a write to one is refused.
+        var closedTables: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -38,24 +42,31 @@ final class SQLiteWriteQueue: Sendable {
 
     /// Adds `write` under `ticket`; returns whether the caller must start a drain, since none
     /// runs. When the calling task is already cancelled, the write is not added:
-    /// `continuation` is resumed with `CancellationError` and the answer is `false`.
+    /// `continuation` is resumed with `CancellationError` and the answer is `false`; so too,
+    /// with `closed`, when the write touches a closed sibling's table (``closeTable(_:location:)``).
     ///
     /// Checking cancellation under the lock closes the race with ``cancel(_:)``: a cancel that
     /// comes later finds the write here.
     func enqueue(
         _ write: SQLiteWrite, ticket: UInt64, continuation: CheckedContinuation<Void, any Error>
     ) -> Bool {
-        let startsDrain = state.withLock { state -> Bool? in
-            if Task.isCancelled { return nil }
+        let startsDrain = state.withLock { state -> Result<Bool, any Error> in
+            if Task.isCancelled { return .failure(CancellationError()) }
+            for name in write.tableNames {
+                if let closed = state.closedTables[name.lowercased()] {
+                    return .failure(RepositoryError.closed(location: closed))
+                }
+            }
             state.waiting.append(Waiting(number: ticket, write: write, continuation: continuation))
             defer { state.draining = true }
-            return !state.draining
+            return .success(!state.draining)
         }
-        guard let startsDrain else {
-            continuation.resume(throwing: CancellationError())
+        switch startsDrain {
+        case .success(let startsDrain): return startsDrain
+        case .failure(let error):
+            continuation.resume(throwing: error)
             return false
         }
-        return startsDrain
     }
 
     /// Removes the write of `ticket` and answers its caller with `CancellationError`, when it
@@ -83,6 +94,12 @@ final class SQLiteWriteQueue: Sendable {
             defer { state.waiting.removeFirst(count) }
             return Array(state.waiting.prefix(count))
         }
+    }
+
+    /// Refuses every later write to the table `name` (a closed sibling's) with `closed`
+    /// naming `location`; the writes already waiting still run.
+    func closeTable(_ name: String, location: String) {
+        state.withLock { $0.closedTables[name.lowercased()] = location }
     }
 
     /// How many writes wait to be taken into a group: for tests that line writes up.

@@ -127,6 +127,8 @@ import Testing
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(tables.contains("repositories_outbox_FixtureEntity"))
         #expect(tables.contains("repositories_conflicts_FixtureEntity"))
+        // No feed reads the outbox's tables: they keep no change log, and so no tombstones.
+        #expect(!tables.contains { $0.hasPrefix("repositories_changes_repositories_") }, "\(tables)")
         try await device.close()
     }
 
@@ -211,4 +213,92 @@ import Testing
         try await outbox.close()
         try await local.close()
     }
+
+    @Test func aClosedOutboxRefusesEveryWriteEvenOneThatReadsNothingFirst() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let remote = InMemoryRepository<FixtureEntity>()
+        try await remote.save(FixtureEntity.make(1, revision: 1))
+        var device = try await Device(url, remote: remote)
+        try await device.notes.sync()
+        try await remote.save(FixtureEntity.make(1, revision: 2))  // another client
+        try await device.notes.save(FixtureEntity.make(1, revision: 3))
+        try await device.notes.sync()  // a conflict, settled and kept
+        var conflicts = device.notes.conflicts().makeAsyncIterator()
+        let kept = try #require(await conflicts.next()?.first)
+
+        try await device.outbox.close()
+        // Acknowledging deletes the kept conflict without reading it first.
+        await #expect {
+            try await device.notes.acknowledge(conflict: kept)
+        } throws: { error in
+            (error as? RepositoryError)?.code == .closed
+        }
+        try await device.local.close()
+        device = try await Device(url, remote: remote)
+        var again = device.notes.conflicts().makeAsyncIterator()
+        #expect(await again.next()?.map(\.id) == [kept.id], "the conflict is still kept")
+        try await device.close()
+    }
+
+    @Test func manyTasksWritingAndSyncingAtOnceKeepEveryChangeWithItsRow() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let remote = InMemoryRepository<FixtureEntity>()
+        let device = try await Device(url, remote: remote)
+        // Writes to IDs ending in 7 are refused by the local table: each fails alone, while the
+        // writes sharing its commit go through.
+        try RawDatabase(url).execute(
+            """
+            CREATE TRIGGER refuse_sevens BEFORE INSERT ON "FixtureEntity" WHEN NEW.id % 10 = 7
+            BEGIN SELECT RAISE(ABORT, 'refused'); END
+            """)
+        let refused = RefusalCount()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for step in 0..<25 {
+                        let id = task * 100 + step
+                        do {
+                            if step % 5 == 4 {
+                                try await device.notes.delete(id: id - 1)
+                            } else if step % 3 == 0 {
+                                try await device.notes.save(
+                                    contentsOf: [id, id + 50].map(FixtureEntity.make))
+                            } else {
+                                try await device.notes.save(FixtureEntity.make(id, revision: step))
+                            }
+                        } catch let error as RepositoryError where error.code == .conflict {
+                            refused.add()
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<10 { try await device.notes.sync() }
+            }
+            try await group.waitForAll()
+        }
+        #expect(refused.value > 0, "some writes were refused")
+        let rows = Dictionary(uniqueKeysWithValues: try await device.local.fetchAll().map { ($0.id, $0) })
+        for change in try await device.outbox.changes() {
+            switch change.kind {
+            case .save(let entity): #expect(rows[change.id] == entity, "\(change.id)")
+            case .delete: #expect(rows[change.id] == nil, "\(change.id)")
+            }
+        }
+        #expect(!rows.keys.contains { $0 % 10 == 7 }, "no refused row")
+        try await device.notes.sync()
+        #expect(try await device.outbox.changes().isEmpty)
+        let stored = Dictionary(uniqueKeysWithValues: try await remote.fetchAll().map { ($0.id, $0) })
+        #expect(stored == rows)
+        try await device.close()
+    }
+}
+
+/// How many writes the local table refused, counted from many tasks.
+private final class RefusalCount: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }

@@ -19,7 +19,7 @@ where Entity.ID: Codable & Sendable {
         self.store = store
     }
 
-    /// Closes the file and releases its lock.
+    /// Closes the log's storage (a journal's file and its lock, or a table).
     func close() async throws { try await store.close() }
 
     /// The conflicts kept, in the order they were settled.

@@ -270,14 +270,8 @@ extension OfflineFirstRepository {
         case .sendMerged(let merged):
             // The outbox and the local store both take the merge, or neither.
             let updated = try await engine.write(.key(record.id)) { [outbox, local] () -> Record? in
-                guard
-                    let updated = try await outbox.replaceEntity(
-                        of: record, with: merged, mergedWith: current?.entity)
-                else {
-                    return nil
-                }
-                try await local.save(merged)
-                return updated
+                try await outbox.replaceEntity(
+                    of: record, with: merged, mergedWith: current?.entity, savingIn: local)
             }
             return updated.map { Outgoing(record: $0, tag: current?.tag) }
         }
@@ -286,17 +280,15 @@ extension OfflineFirstRepository {
     /// Drops `record` and puts the remote's version (`nil`: none) in the local store,
     /// unless a later change replaced the record meanwhile; both, or neither.
     private func keepRemote(_ current: Entity?, for record: Record) async throws {
-        try await engine.write(.key(record.id)) { [outbox, local, syncedSubset] in
-            guard try await outbox.records([record.id])[record.id]?.revision == record.revision else {
-                return
-            }
-            // The remote's copy outside the subset synced is not kept here, as a pull would not.
+        // The remote's copy outside the subset synced is not kept here, as a pull would not.
+        let restore: LocalChange<Entity> =
             if let current, syncedSubset?.query.matches(current) ?? true {
-                try await local.save(current)
+                .save(current)
             } else {
-                try await local.delete(id: record.id)
+                .delete(record.id)
             }
-            try await outbox.drop([record])
+        try await engine.write(.key(record.id)) { [outbox, local] in
+            try await outbox.drop([record], restoring: restore, in: local)
         }
     }
 

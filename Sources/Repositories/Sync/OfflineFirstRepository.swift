@@ -221,9 +221,11 @@ where
 
     // MARK: Writing
 
-    /// Records `changes` in the outbox and applies them locally with `apply`, the two at once
-    /// (each waits for its own flush to disk, so a write costs about one flush, not two);
-    /// when one side fails, the other is undone and the error thrown.
+    /// Records `changes` in the outbox and applies `change` to the local store, the two at
+    /// once (each waits for its own flush to disk, so a write costs about one flush, not two);
+    /// when one side fails, the other is undone and the error thrown. An outbox kept in the
+    /// local store's database (`Outbox(in:)`) writes both in one transaction instead, with
+    /// nothing to undo.
     ///
     /// Cancellation cannot split a write: a caller cancelled before the write holds its IDs
     /// gets `CancellationError` with nothing written; once it holds them, the write runs to
@@ -231,7 +233,8 @@ where
     ///
     /// A crash between the two is safe either way: a change in the outbox but not in the
     /// local store is applied again before the first call after a restart; a change in the
-    /// local store but not in the outbox was never acknowledged, and the next pull replaces it.
+    /// local store but not in the outbox was never acknowledged, and the next pull replaces it
+    /// (a full one: the outbox's session marker says the last session was killed).
     private func write(
         _ scope: KeyScope<ID>, _ changes: [(id: ID, entity: Entity?)], applying change: LocalChange<Entity>
     ) async throws {

@@ -9,12 +9,16 @@ import Synchronization
 /// let notes = api.offlineFirst(local: file, outbox: outbox, conflicts: .lastWriterWins)
 /// ```
 ///
-/// The outbox keeps its records in the journal of a ``FileRepository``, so it has the
-/// same guarantees: once a write returns, its change survives `kill -9`; a torn final
-/// record is dropped on open; any other damage makes opening throw `corrupted` with the
-/// file untouched; a second process opening the same outbox gets `locked`.
+/// Opened with ``init(fileURL:lockWait:migrations:)``, the outbox keeps its records in the
+/// journal of a ``FileRepository``, so it has the same guarantees: once a write returns, its
+/// change survives `kill -9`; a torn final record is dropped on open; any other damage makes
+/// opening throw `corrupted` with the file untouched; a second process opening the same
+/// outbox gets `locked`. With an `SQLiteRepository` as the local store, `Outbox(in:)`
+/// (module `RepositoriesSQLite`) keeps the records and the conflicts in tables of the local
+/// store's database instead, and each write's change and row commit in one transaction;
+/// its files beside the database are listed there.
 ///
-/// Beside its file the outbox keeps three more: the conflicts a sync settled until the app
+/// Beside its file the journal outbox keeps three more: the conflicts a sync settled until the app
 /// acknowledges them (the name with `.conflicts` added, a journal with the same
 /// guarantees), the time of the last sync (`.synced`), and the cursor of the remote's change
 /// feed up to which the local store holds the remote's changes (`.cursor`, when the remote
@@ -39,7 +43,8 @@ where Entity.ID: Codable & Sendable {
     /// The storage that writes a change and the local row in one transaction, if the outbox
     /// lives in the local store's database.
     let joint: (any OutboxJointStorage<Entity>)?
-    /// The conflicts settled and not yet acknowledged, in a file of their own beside this one.
+    /// The conflicts settled and not yet acknowledged, in storage of their own beside the
+    /// changes' (a file beside the journal, or a table beside the outbox's).
     let conflicts: ConflictLog<Entity>
     /// Orders read-modify-writes of one ID's record.
     private let lock = KeyedAsyncLock<Entity.ID>()
@@ -123,7 +128,12 @@ where Entity.ID: Codable & Sendable {
         syncedAtURL = parts.sidecars.appendingPathExtension("synced")
         conflicts = ConflictLog(store: parts.conflicts)
         do {
-            let records = try await store.fetchAll()
+            let records: [Record]
+            do {
+                records = try await store.fetchAll()
+            } catch {
+                throw Self.openingError(error, location: parts.fileURL.path)
+            }
             revisions = RevisionCounter(after: records.map(\.revision).max() ?? 0)
             list = Mutex(PendingList(records.map(\.change)))
             syncedAt = Mutex(try Self.readSyncedAt(parts.sidecars.appendingPathExtension("synced")))
@@ -132,10 +142,11 @@ where Entity.ID: Codable & Sendable {
                 parts.marksSessions
                 ? try SessionMarker(url: parts.sidecars.appendingPathExtension("open")) : nil
         } catch {
-            // Opening failed half way: let go of the outbox's storage, so a fix and a retry can open it.
-            try? await parts.conflicts.close()
-            try await store.close()
-            lock?.release()
+            // Opening failed half way: let go of the outbox's storage and its lock, so a fix and
+            // a retry can open it. The error that stopped the opening is the one to tell.
+            defer { lock?.release() }
+            do { try await parts.conflicts.close() } catch {}
+            do { try await store.close() } catch {}
             throw error
         }
     }
@@ -160,7 +171,7 @@ where Entity.ID: Codable & Sendable {
             var corrupted = RepositoryError.corrupted(
                 "A change in the outbox, \(error.record ?? "a record"), holds \(damage), which the "
                     + "outbox never writes: the file was damaged or changed by something else",
-                location: location, underlying: damage)
+                location: error.location ?? location, underlying: damage)
             corrupted.record = error.record
             return corrupted
         }
@@ -203,10 +214,11 @@ where Entity.ID: Codable & Sendable {
 
     /// Closes the outbox's file and releases its lock; later calls throw `closed`.
     public func close() async throws {
+        // Released last: another instance may open once the marker is gone, not before.
+        defer { exclusive?.release() }
         var failure: (any Error)?
         do { try await conflicts.close() } catch { failure = error }
         do { try await store.close() } catch { failure = failure ?? error }
-        exclusive?.release()
         if let failure { throw failure }
         try session?.remove()
     }
@@ -483,11 +495,15 @@ where Entity.ID: Codable & Sendable {
     /// Replaces the entity a current change saves with a merge's result: a new change, with
     /// a new key (a server that saw the old key would answer with the old reply and drop the
     /// merge), made on the remote's version it was merged with.
-    func replaceEntity(of record: Record, with entity: Entity, mergedWith remote: Entity?) async throws
-        -> Record?
-    {
+    ///
+    /// The local store takes the merge too (`local`), in the same transaction with ``joint``
+    /// storage, else after the outbox; neither when a later change replaced the record.
+    func replaceEntity(
+        of record: Record, with entity: Entity, mergedWith remote: Entity?,
+        savingIn local: some Repository<Entity, Entity.ID>
+    ) async throws -> Record? {
         var result: Record?
-        try await update([record]) { current in
+        try await update([record], applying: .save(entity), to: local) { current in
             if current.sending {
                 current.possiblyApplied = Self.possiblyApplied(after: current)
                 current.sending = false
@@ -515,12 +531,29 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    /// Removes the changes in `records` that are still current (the remote's version won).
-    func drop(_ records: [Record]) async throws {
+    /// Removes the changes in `records` that are still current (the remote's version won),
+    /// putting the remote's version in the local store with `restore`: in one transaction with
+    /// ``joint`` storage, else first; neither when a later change replaced every record.
+    func drop(
+        _ records: [Record], restoring restore: LocalChange<Entity>,
+        in local: some Repository<Entity, Entity.ID>
+    ) async throws {
         try await lock.withLock(.keys(Set(records.map(\.id)))) {
             let current = try await self.records(records.map(\.id))
             let stale = records.filter { current[$0.id]?.revision == $0.revision }.map(\.id)
-            if !stale.isEmpty { try await erase(stale) }
+            guard !stale.isEmpty else { return }
+            if let joint {
+                do {
+                    try await joint.commit(saving: [], erasing: stale, applying: restore)
+                } catch {
+                    await relist()
+                    throw error
+                }
+                list.withLock { $0.remove(stale) }
+            } else {
+                try await restore.apply(to: local)
+                try await erase(stale)
+            }
             publish()
         }
     }
@@ -548,7 +581,13 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    private func update(_ sent: [Record], _ change: (inout Record) throws -> Void) async throws {
+    /// Changes the records of `sent` that are still current with `change`, and writes them;
+    /// with `localChange`, applies it to `local` too when any record was still current (in
+    /// the same transaction with ``joint`` storage, else after the records).
+    private func update(
+        _ sent: [Record], applying localChange: LocalChange<Entity>? = nil,
+        to local: (any Repository<Entity, Entity.ID>)? = nil, _ change: (inout Record) throws -> Void
+    ) async throws {
         try await lock.withLock(.keys(Set(sent.map(\.id)))) {
             let current = try await records(sent.map(\.id))
             let updated = try sent.compactMap { record -> Record? in
@@ -556,7 +595,14 @@ where Entity.ID: Codable & Sendable {
                 try change(&now)
                 return now
             }
-            if !updated.isEmpty { try await persist(updated) }
+            if !updated.isEmpty {
+                if let localChange, joint != nil {
+                    try await persist(updated, applying: localChange)
+                } else {
+                    try await persist(updated)
+                    if let localChange, let local { try await localChange.apply(to: local) }
+                }
+            }
             publish()
         }
     }

@@ -17,14 +17,7 @@ package final class OutboxLock: Sendable {
         let path = url.path
         let deadline = lockWait.map { ContinuousClock.now.advanced(by: $0) }
         while true {
-            let file: JournalFile
-            do {
-                file = JournalFile.exists(path) ? try .open(path: path) : try .create(path: path)
-            } catch let error as RepositoryError where error.code == .unavailable && JournalFile.exists(path)
-            {
-                // Made by another opener between the check and the create: open it.
-                continue
-            }
+            let file = try JournalFile.openOrCreate(path: path)
             if try file.tryLock() {
                 self.file = Mutex(file)
                 return

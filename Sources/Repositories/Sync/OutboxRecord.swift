@@ -1,8 +1,8 @@
 import Foundation
 
-/// One pending change as the outbox keeps it on disk: one record per entity ID, kept in
-/// the journal of a ``FileRepository``, so a later change to an ID replaces the earlier
-/// one in place.
+/// One pending change as the outbox keeps it on disk: one record per entity ID, kept in its
+/// storage (the journal of a ``FileRepository``, or a table of the local SQLite database), so
+/// a later change to an ID replaces the earlier one in place.
 package typealias OutboxRecord<Entity: Identifiable> = StoredChange<Entity, Entity.ID>
 where Entity.ID: Codable & Sendable
 

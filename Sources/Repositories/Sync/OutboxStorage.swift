@@ -1,8 +1,9 @@
 import Foundation
 
 /// Where an ``Outbox`` keeps its pending changes, or its kept conflicts: records by ID, in
-/// the order their IDs were first written (a later write of an ID keeps its place), every
-/// write durable when it returns, a batch all or nothing.
+/// the order their IDs were first written (a later write of an ID keeps its place), a batch
+/// all or nothing, every write as durable as the storage is made (the journal flushes each;
+/// the SQLite tables follow their database's `synchronous` setting).
 ///
 /// Two storages exist: the journal of a ``FileRepository`` (`Outbox(fileURL:)`, the default)
 /// and tables of an SQLite database beside the local store's (`Outbox(in:)` in

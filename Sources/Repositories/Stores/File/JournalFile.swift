@@ -34,6 +34,13 @@ final class JournalFile {
         return JournalFile(path: path, descriptor: descriptor)
     }
 
+    /// Opens `path` for reading and writing, creating it when absent.
+    static func openOrCreate(path: String) throws -> JournalFile {
+        let descriptor = systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw error("open or create the file", path: path) }
+        return JournalFile(path: path, descriptor: descriptor)
+    }
+
     /// Creates `path`, failing if it exists.
     static func create(path: String) throws -> JournalFile {
         let descriptor = systemOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
