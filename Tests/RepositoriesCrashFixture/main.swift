@@ -194,11 +194,12 @@ do {
         try await offlineFirstOverSQLiteFeed(
             device: url, remote: arguments[3], firstID: arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0)
     case "offline-first-sqlite":
-        guard arguments.count == 6, let first = Int(arguments[4]), let seed = UInt64(arguments[5]) else {
-            say("usage: offline-first-sqlite <device-dir> <remote-path> <first-id> <seed>")
+        guard arguments.count == 7, let first = Int(arguments[4]), let seed = UInt64(arguments[5]) else {
+            say("usage: offline-first-sqlite <device-dir> <remote-path> <first-id> <seed> <policy>")
             exit(2)
         }
-        try await offlineFirstInSQLite(device: url, remote: arguments[3], firstID: first, seed: seed)
+        try await offlineFirstInSQLite(
+            device: url, remote: arguments[3], firstID: first, seed: seed, policy: arguments[6])
     case "offline-first-endpoint":
         guard arguments.count == 8, let step = _OfflineFirstStep(rawValue: arguments[5]),
             let occurrence = Int(arguments[6]), let first = Int(arguments[7])

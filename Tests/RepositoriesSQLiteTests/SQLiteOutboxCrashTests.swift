@@ -5,7 +5,9 @@ import RepositoriesTestSupport
 import Testing
 
 /// A device whose outbox lives in its local SQLite database, killed with SIGKILL at random
-/// points of its writes and syncs, over many rounds. After each kill, before any sync, the
+/// points of its writes and syncs, over many rounds, while another client changes some of its
+/// entities on the remote between rounds (settled by last writer wins, server wins or a field
+/// merge, in turn, so keeping the remote's version and sending a merge run under kills too). After each kill, before any sync, the
 /// outbox and the local store agree on every pending change (a write is in both or in
 /// neither: nothing split), and every acknowledged write is there; after one sync the remote
 /// holds exactly what was acknowledged and the pull was incremental (a killed session does
@@ -24,9 +26,27 @@ import Testing
         var next = 0
         var writesCaughtHalfWay = 0
         var pendingFound = 0
+        /// IDs another client changed: the policy decides what they end as, so they are held
+        /// to the device and the remote agreeing, not to what the device acknowledged.
+        var contested = Set<Int>()
+        var conflictsKept = 0
+        let policies = ["lastWriterWins", "serverWins", "mergeFields"]
         for round in 0..<ChildProcess.killCount {
+            if round > 0 {
+                // Another client changes a few of the device's entities on the remote.
+                let other = try await SQLiteRepository<FixtureEntity>(fileURL: remoteURL)
+                // Among the last IDs, which the device edits again first thing.
+                let saved = acknowledged.compactMap { $0.value == nil || $0.key < next - 8 ? nil : $0.key }
+                    .sorted()
+                let picked = (0..<min(4, saved.count)).map { _ in saved.randomElement(using: &random)! }
+                try await other.save(
+                    contentsOf: picked.map { FixtureEntity.make($0, revision: 5_000 + round) })
+                try await other.close()
+                contested.formUnion(picked)
+            }
+            let policy = policies[round % policies.count]
             let child = try ChildProcess([
-                "offline-first-sqlite", device.path, remoteURL.path, String(next), String(round + 1),
+                "offline-first-sqlite", device.path, remoteURL.path, String(next), String(round + 1), policy,
             ])
             try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
@@ -76,7 +96,7 @@ import Testing
                 }
             }
             // Every acknowledged write is there (or the write the kill caught, made whole).
-            for (id, state) in acknowledged {
+            for (id, state) in acknowledged where !contested.contains(id) {
                 let here = rows[id].map { $0.revision ?? -1 }
                 let allowed: [State] = [state] + (inFlight[id].map { [$0] } ?? [])
                 #expect(
@@ -102,13 +122,15 @@ import Testing
                 acknowledged.updateValue(settled[id].map { $0.revision ?? -1 }, forKey: id)
             }
             let stored = Dictionary(uniqueKeysWithValues: try await remote.fetchAll().map { ($0.id, $0) })
-            for (id, state) in acknowledged {
+            for (id, state) in acknowledged where !contested.contains(id) {
                 #expect(
                     stored[id].map { $0.revision ?? -1 } == state,
                     "round \(round): the remote holds \(id) as \(String(describing: stored[id]?.revision)), acknowledged \(String(describing: state))"
                 )
             }
             #expect(settled == stored, "round \(round): the device and the remote differ")
+            var kept = notes.conflicts().makeAsyncIterator()
+            conflictsKept = await kept.next()?.count ?? 0
             try await outbox.close()
             try await local.close()
             try await remote.close()
@@ -116,5 +138,6 @@ import Testing
         #expect(acknowledged.count > 50, "the device wrote")
         #expect(pendingFound > 0, "kills left changes pending, which the checks above compared")
         #expect(writesCaughtHalfWay > 0, "some kills caught a write half way")
+        #expect(conflictsKept > 0, "syncs met the other client's changes and settled them")
     }
 }
