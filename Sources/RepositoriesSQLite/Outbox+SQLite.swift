@@ -52,8 +52,13 @@ extension Outbox {
                 recovery: "Open the SQLiteRepository from a file, or use Outbox(fileURL:)")
         }
         let migrations = migrations ?? local.migrations
-        // SQLite compares table names without regard to ASCII case: so does the lock.
-        let sidecars = fileURL.appendingPathExtension("outbox-\(local.tableName.lowercased())")
+        // SQLite compares table names without regard to ASCII case (only): so does the lock.
+        let name = String(
+            String.UnicodeScalarView(
+                local.tableName.unicodeScalars.map {
+                    ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0
+                }))
+        let sidecars = fileURL.appendingPathExtension("outbox-\(name)")
         let lock = try await OutboxLock(
             url: sidecars.appendingPathExtension("lock"), lockWait: lockWait,
             holding: "of the table \(local.tableName) in \(fileURL.path)")
@@ -102,9 +107,14 @@ where Entity.ID: Codable & Sendable {
         saving: [OutboxRecord<Entity>], erasing: [Entity.ID], applying change: LocalChange<Entity>
     ) async throws {
         let table = records.database.table
+        let sibling = records.database.siblingNumber
         var writes: [SQLiteWrite] = []
-        if !saving.isEmpty { writes.append(.into(table, .upsertAll(try saving.map(records.encode)))) }
-        if !erasing.isEmpty { writes.append(.into(table, .delete(try records.distinctKeys(erasing)))) }
+        if !saving.isEmpty {
+            writes.append(.into(table, .upsertAll(try saving.map(records.encode)), sibling: sibling))
+        }
+        if !erasing.isEmpty {
+            writes.append(.into(table, .delete(try records.distinctKeys(erasing)), sibling: sibling))
+        }
         switch change {
         case .save(let entity): writes.append(.upsert(try local.encode(entity)))
         case .saveBatch(let entities): writes.append(.upsertAll(try entities.map(local.encode)))

@@ -41,6 +41,11 @@ actor SQLiteDatabase {
     private let owner: SQLiteDatabase?
     /// Whether this sibling was closed; its owner's connections may still be open.
     private nonisolated let siblingClosed = Mutex(false)
+    /// This sibling's number, never reused in the process (0 for an owner): what a write to
+    /// its table names, so closing it refuses its writes and not those of a sibling opened
+    /// on the same table later.
+    nonisolated let siblingNumber: UInt64
+    private static let siblingNumbers = Mutex<UInt64>(0)
     /// The read-only connections of a database file; `nil` in memory.
     private nonisolated let readers: SQLiteReaderPool?
     /// The writes waiting for the writer (see ``submit(_:)``), shared with the siblings.
@@ -72,6 +77,7 @@ actor SQLiteDatabase {
         self.variableLimit = connection.variableLimit
         self.writer = SQLiteWriterSlot(connection)
         self.owner = nil
+        self.siblingNumber = 0
         self.writes = SQLiteWriteQueue()
         self.readers = readers
         self.executor = executor
@@ -93,6 +99,10 @@ actor SQLiteDatabase {
         self.variableLimit = owner.variableLimit
         self.writer = owner.writer
         self.owner = owner
+        self.siblingNumber = Self.siblingNumbers.withLock { number in
+            number += 1
+            return number
+        }
         self.writes = owner.writes
         self.readers = owner.readers
         self.executor = owner.executor
@@ -516,7 +526,7 @@ actor SQLiteDatabase {
     nonisolated func submit(_ write: SQLiteWrite) async throws {
         let ticket = writes.ticket()
         // A sibling's write names its table; the owner's drain commits every write.
-        let write = owner == nil ? write : .into(table, write)
+        let write = owner == nil ? write : .into(table, write, sibling: siblingNumber)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<Void, any Error>) in
@@ -557,6 +567,7 @@ actor SQLiteDatabase {
             return try Self.mapping(location) {
                 // Alone, a write is its own transaction: one statement, or its own BEGIN IMMEDIATE.
                 if group.count == 1 {
+                    if case .barrier = group[0] { return [.success(())] }
                     do {
                         try group[0].apply(to: table, on: connection, maximumChunk: maximumChunk)
                     } catch {
@@ -650,12 +661,11 @@ actor SQLiteDatabase {
             // the barrier below; then wait for the ones already queued to commit (or fail), so
             // nothing of this sibling is written once `close()` has returned.
             siblingClosed.withLock { $0 = true }
-            writes.closeTable(table.name, location: location)
-            do {
-                try await owner.submit(.together([]))
-            } catch let error as RepositoryError where error.code == .closed {
-                // The owner is closed: nothing of the queue commits any more.
-            }
+            writes.closeSibling(siblingNumber, location: location)
+            // Not cancelled with the caller's task: closing must not return before the writes
+            // queued earlier are settled. The barrier writes nothing; a closed owner fails it,
+            // and then nothing of the queue commits any more.
+            _ = await Task { try await owner.submit(.barrier) }.result
             return
         }
         guard let connection = writer.connection else { return }

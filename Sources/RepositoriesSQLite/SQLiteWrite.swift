@@ -13,18 +13,31 @@ enum SQLiteWrite: Sendable {
     case delete([SQLiteKey])
     /// Deletes every row of the table.
     case deleteAll
-    /// Runs the write on another table of the same file (a sibling's, see
-    /// ``SQLiteDatabase/sibling(table:options:upgrade:)``) rather than the writer's own.
-    indirect case into(SQLiteTable, SQLiteWrite)
+    /// Runs the write on another table of the same file, the table of the sibling numbered
+    /// `sibling` (see ``SQLiteDatabase/sibling(table:options:upgrade:)``), rather than the
+    /// writer's own.
+    indirect case into(SQLiteTable, SQLiteWrite, sibling: UInt64)
     /// Runs every write, in order, all or nothing: an outbox's record and the local row it
     /// stands for, in one transaction.
     indirect case together([SQLiteWrite])
+    /// Writes nothing and touches no table: its caller returns once every write queued before
+    /// it has been committed or has failed (a sibling's `close()` waits so).
+    case barrier
 
-    /// The tables of other siblings the write touches (``into(_:_:)``), by name.
+    /// The tables of siblings the write touches (``into(_:_:sibling:)``), by name.
     var tableNames: [String] {
         switch self {
-        case .into(let table, _): [table.name]
+        case .into(let table, _, _): [table.name]
         case .together(let writes): writes.flatMap(\.tableNames)
+        default: []
+        }
+    }
+
+    /// The numbers of the siblings whose tables the write touches.
+    var siblings: [UInt64] {
+        switch self {
+        case .into(_, _, let sibling): [sibling]
+        case .together(let writes): writes.flatMap(\.siblings)
         default: []
         }
     }
@@ -33,7 +46,7 @@ enum SQLiteWrite: Sendable {
     /// deletes, or for `deleteAll` enough to prune at once, since it may delete any number.
     var deletionCount: Int {
         switch self {
-        case .upsert, .upsertAll: 0
+        case .upsert, .upsertAll, .barrier: 0
         case .deleteOne: 1
         case .delete(let keys): keys.count
         case .deleteAll: SQLiteDatabase.deletionsBetweenPrunes
@@ -66,8 +79,10 @@ enum SQLiteWrite: Sendable {
             try connection.transaction(.immediate) { try table.delete(chunks, on: connection) }
         case .deleteAll:
             try connection.execute(table.deleteAll)
-        case .into(let other, let write):
+        case .into(let other, let write, _):
             try write.apply(to: other, on: connection, maximumChunk: maximumChunk)
+        case .barrier:
+            return
         case .together(let writes):
             try connection.transaction(.immediate) {
                 for write in writes { try write.apply(to: table, on: connection, maximumChunk: maximumChunk) }

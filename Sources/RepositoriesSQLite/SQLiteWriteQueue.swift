@@ -25,9 +25,9 @@ final class SQLiteWriteQueue: Sendable {
         var nextNumber: UInt64 = 0
         /// Whether a drain is running or about to: then a new write only joins the queue.
         var draining = false
-        /// The closed siblings' tables (lowercased names, as SQLite compares them), with the
-        /// location their `closed` error names: a write to one is refused.
-        var closedTables: [String: String] = [:]
+        /// The closed siblings, by number, with the location their `closed` error names: a
+        /// write to one's table is refused. A sibling opened again later has a number of its own.
+        var closedSiblings: [UInt64: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -43,7 +43,7 @@ final class SQLiteWriteQueue: Sendable {
     /// Adds `write` under `ticket`; returns whether the caller must start a drain, since none
     /// runs. When the calling task is already cancelled, the write is not added:
     /// `continuation` is resumed with `CancellationError` and the answer is `false`; so too,
-    /// with `closed`, when the write touches a closed sibling's table (``closeTable(_:location:)``).
+    /// with `closed`, when the write touches a closed sibling's table (``closeSibling(_:location:)``).
     ///
     /// Checking cancellation under the lock closes the race with ``cancel(_:)``: a cancel that
     /// comes later finds the write here.
@@ -52,8 +52,8 @@ final class SQLiteWriteQueue: Sendable {
     ) -> Bool {
         let startsDrain = state.withLock { state -> Result<Bool, any Error> in
             if Task.isCancelled { return .failure(CancellationError()) }
-            for name in write.tableNames {
-                if let closed = state.closedTables[name.lowercased()] {
+            for sibling in write.siblings {
+                if let closed = state.closedSiblings[sibling] {
                     return .failure(RepositoryError.closed(location: closed))
                 }
             }
@@ -96,10 +96,10 @@ final class SQLiteWriteQueue: Sendable {
         }
     }
 
-    /// Refuses every later write to the table `name` (a closed sibling's) with `closed`
+    /// Refuses every later write to the table of the sibling numbered `sibling` with `closed`
     /// naming `location`; the writes already waiting still run.
-    func closeTable(_ name: String, location: String) {
-        state.withLock { $0.closedTables[name.lowercased()] = location }
+    func closeSibling(_ sibling: UInt64, location: String) {
+        state.withLock { $0.closedSiblings[sibling] = location }
     }
 
     /// How many writes wait to be taken into a group: for tests that line writes up.

@@ -289,9 +289,93 @@ import Testing
         }
         #expect(!rows.keys.contains { $0 % 10 == 7 }, "no refused row")
         try await device.notes.sync()
-        #expect(try await device.outbox.changes().isEmpty)
+        let left = try await device.outbox.changes()
+        #expect(left.isEmpty, "\(left.map { "\($0.id) \($0.status)" })")
         let stored = Dictionary(uniqueKeysWithValues: try await remote.fetchAll().map { ($0.id, $0) })
         #expect(stored == rows)
+        try await device.close()
+    }
+}
+
+extension SQLiteOutboxTests {
+    @Test func anOutboxOpenedAgainOnTheSameStoreWrites() async throws {
+        let directory = try TemporaryDirectory()
+        let local = try await SQLiteRepository<FixtureEntity>(fileURL: directory.file("device.sqlite"))
+        let remote = InMemoryRepository<FixtureEntity>()
+        let first = try await Outbox(in: local)
+        try await remote.offlineFirst(local: local, outbox: first, automaticSync: nil).save(
+            FixtureEntity.make(1))
+        try await first.close()
+        let again = try await Outbox(in: local)
+        let notes = remote.offlineFirst(local: local, outbox: again, automaticSync: nil)
+        try await notes.save(FixtureEntity.make(2))
+        #expect(try await again.changes().map(\.id) == [1, 2])
+        try await notes.sync()
+        #expect(try await remote.fetchAll().map(\.id).sorted() == [1, 2])
+        try await again.close()
+        try await local.close()
+    }
+
+    /// A device whose change to 1 meets another client's: the remote at revision 2, the device
+    /// at 3, made on 1.
+    private func conflicted(_ directory: TemporaryDirectory) async throws -> (
+        Device, InMemoryRepository<FixtureEntity>, URL
+    ) {
+        let url = directory.file("device.sqlite")
+        let remote = InMemoryRepository<FixtureEntity>()
+        try await remote.save(FixtureEntity.make(1, revision: 1))
+        let device = try await Device(url, remote: remote)
+        try await device.notes.sync()
+        try await remote.save(FixtureEntity.make(1, revision: 2))
+        try await device.notes.save(FixtureEntity.make(1, revision: 3))
+        return (device, remote, url)
+    }
+
+    @Test func keepingTheRemotesVersionDropsTheChangeAndWritesTheRowAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let (device, remote, url) = try await conflicted(directory)
+        try RawDatabase(url).execute(
+            """
+            CREATE TRIGGER refuse_drop BEFORE DELETE ON "repositories_outbox_FixtureEntity"
+            BEGIN SELECT RAISE(ABORT, 'refused'); END
+            """)
+        let serverWins = remote.offlineFirst(
+            local: device.local, outbox: device.outbox, conflicts: .serverWins, automaticSync: nil)
+        do { try await serverWins.sync() } catch {}
+        // The change could not be dropped, so the row kept the device's version with it.
+        #expect(try await device.local.fetch(id: 1) == FixtureEntity.make(1, revision: 3))
+        let pending = try await device.outbox.changes()
+        guard case .save(let entity) = pending.first?.kind else {
+            Issue.record("the change is still queued: \(pending)")
+            return
+        }
+        #expect(entity == FixtureEntity.make(1, revision: 3))
+        try await device.close()
+    }
+
+    @Test func aMergeReplacesTheChangeAndWritesTheRowAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let (device, remote, url) = try await conflicted(directory)
+        let merged = FixtureEntity.make(1, revision: 77)
+        let merging = remote.offlineFirst(
+            local: device.local, outbox: device.outbox, conflicts: .merge { _, _, _ in merged },
+            automaticSync: nil)
+        _ = try await merging.count()  // its first call replays the outbox onto the store: before the trigger
+        try RawDatabase(url).execute(
+            """
+            CREATE TRIGGER refuse_merge BEFORE UPDATE ON "FixtureEntity" WHEN NEW.id = 1
+            BEGIN SELECT RAISE(ABORT, 'refused'); END
+            """)
+        await #expect(throws: RepositoryError.self) { try await merging.sync() }
+        // The row could not take the merge, so neither did the queued change.
+        #expect(try await device.local.fetch(id: 1) == FixtureEntity.make(1, revision: 3))
+        #expect(try await remote.fetch(id: 1) == FixtureEntity.make(1, revision: 2))
+        let pending = try await device.outbox.changes()
+        guard case .save(let entity) = pending.first?.kind else {
+            Issue.record("the change is still queued: \(pending)")
+            return
+        }
+        #expect(entity == FixtureEntity.make(1, revision: 3))
         try await device.close()
     }
 }

@@ -288,7 +288,7 @@ extension OfflineFirstRepository {
                 .delete(record.id)
             }
         try await engine.write(.key(record.id)) { [outbox, local] in
-            try await outbox.drop([record], restoring: restore, in: local)
+            try await outbox.drop(record, restoring: restore, in: local)
         }
     }
 

@@ -531,22 +531,20 @@ where Entity.ID: Codable & Sendable {
         }
     }
 
-    /// Removes the changes in `records` that are still current (the remote's version won),
-    /// putting the remote's version in the local store with `restore`: in one transaction with
-    /// ``joint`` storage, else first; neither when a later change replaced every record.
+    /// Removes the change `record` if it is still current (the remote's version won), putting
+    /// the remote's version in the local store with `restore`: in one transaction with
+    /// ``joint`` storage, else first; neither when a later change replaced the record.
     func drop(
-        _ records: [Record], restoring restore: LocalChange<Entity>,
-        in local: some Repository<Entity, Entity.ID>
+        _ record: Record, restoring restore: LocalChange<Entity>, in local: some Repository<Entity, Entity.ID>
     ) async throws {
-        try await lock.withLock(.keys(Set(records.map(\.id)))) {
-            let current = try await self.records(records.map(\.id))
-            let stale = records.filter { current[$0.id]?.revision == $0.revision }.map(\.id)
-            guard !stale.isEmpty else { return }
+        try await lock.withLock(.key(record.id)) {
+            guard try await self.record(of: record.id)?.revision == record.revision else { return }
+            let stale = [record.id]
             if let joint {
                 do {
                     try await joint.commit(saving: [], erasing: stale, applying: restore)
                 } catch {
-                    await relist()
+                    await relist(stale)
                     throw error
                 }
                 list.withLock { $0.remove(stale) }
@@ -569,7 +567,7 @@ where Entity.ID: Codable & Sendable {
                 do {
                     try await joint.commit(saving: [], erasing: [id], applying: restore)
                 } catch {
-                    await relist()
+                    await relist([id])
                     throw error
                 }
                 list.withLock { $0.remove([id]) }
@@ -582,13 +580,16 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// Changes the records of `sent` that are still current with `change`, and writes them;
-    /// with `localChange`, applies it to `local` too when any record was still current (in
-    /// the same transaction with ``joint`` storage, else after the records).
+    /// with `localChange` (for one record only), applies it to `local` too when the record was
+    /// still current (in the same transaction with ``joint`` storage, else after the record).
     private func update(
         _ sent: [Record], applying localChange: LocalChange<Entity>? = nil,
         to local: (any Repository<Entity, Entity.ID>)? = nil, _ change: (inout Record) throws -> Void
     ) async throws {
+        precondition(localChange == nil || sent.count == 1, "A local change goes with one record")
         try await lock.withLock(.keys(Set(sent.map(\.id)))) {
+            // Told even when the local store then fails: the records were rewritten.
+            defer { publish() }
             let current = try await records(sent.map(\.id))
             let updated = try sent.compactMap { record -> Record? in
                 guard var now = current[record.id], now.revision == record.revision else { return nil }
@@ -603,7 +604,6 @@ where Entity.ID: Codable & Sendable {
                     if let localChange, let local { try await localChange.apply(to: local) }
                 }
             }
-            publish()
         }
     }
 
@@ -626,7 +626,7 @@ where Entity.ID: Codable & Sendable {
         do {
             try await store.save(contentsOf: records)
         } catch {
-            await relist()
+            await relist(records.map(\.id))
             throw error
         }
         list.withLock { $0.put(records.map(\.change)) }
@@ -639,7 +639,7 @@ where Entity.ID: Codable & Sendable {
         do {
             try await joint.commit(saving: records, erasing: [], applying: local)
         } catch {
-            await relist()
+            await relist(records.map(\.id))
             throw error
         }
         list.withLock { $0.put(records.map(\.change)) }
@@ -650,20 +650,28 @@ where Entity.ID: Codable & Sendable {
         do {
             try await store.delete(ids: ids)
         } catch {
-            await relist()
+            await relist(ids)
             throw error
         }
         list.withLock { $0.remove(ids) }
     }
 
-    /// Makes the list the UI reads the file's records again, after a write that failed and
-    /// may have left the file changed or not.
-    private func relist() async {
+    /// Makes the list the UI reads say what the storage holds for `ids`, after a write of
+    /// them that failed and may have left the storage changed or not.
+    ///
+    /// Only those IDs: their caller holds their lock, so nothing else changes them meanwhile,
+    /// while writes of other IDs go on and update the list themselves. A list made again
+    /// whole from a read taken earlier would undo what those did since (a change acknowledged
+    /// and removed would come back to the badge).
+    private func relist(_ ids: [Entity.ID]) async {
         do {
-            let records = try await store.fetchAll()
-            list.withLock { $0 = PendingList(records.map(\.change)) }
+            let stored = try await records(ids)
+            list.withLock { list in
+                list.remove(ids.filter { stored[$0] == nil })
+                list.put(ids.compactMap { stored[$0]?.change })
+            }
         } catch {
-            // The file cannot be read (closed): neither can the list, which throws the same.
+            // The storage cannot be read (closed): neither can the list, which throws the same.
         }
     }
 
