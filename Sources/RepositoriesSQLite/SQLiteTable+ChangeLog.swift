@@ -138,6 +138,21 @@ extension SQLiteTable {
     /// - Throws: `cursorExpired` when `cursor` names another log, lies beyond the log's newest
     ///   number (a copy of the file from before it), or lies before the newest tombstone
     ///   pruned; `corrupted` when the file keeps no record of the log.
+    /// The cursor of the log's newest change, in one read transaction: nothing after it yet.
+    ///
+    /// - Throws: `corrupted` when the log's record is missing.
+    func newestCursor(on connection: SQLiteConnection, location: String) throws -> SQLiteChangeCursor {
+        try connection.transaction(.deferred) {
+            guard let record = try feedRecord(on: connection) else {
+                throw RepositoryError.corrupted(
+                    "The record of the change log of the table \(name) is missing from \(SQLiteChangeLog.feedsTableName)",
+                    location: location)
+            }
+            let newest = try connection.integer(changeLog.largestChange) ?? 0
+            return SQLiteChangeCursor(origin: record.origin, number: newest, bound: record.forgottenThrough)
+        }
+    }
+
     func changeEntries(
         after cursor: SQLiteChangeCursor?, limit: Int, on connection: SQLiteConnection, location: String
     ) throws -> SQLiteChangeEntries {

@@ -119,14 +119,19 @@ extension FileRepository {
         throw lockedError(at: path, lockWait: lockWait)
     }
 
-    /// `locked` for the store at `path`, naming the option that waits for its holder.
+    /// `locked` for the store at `path`, naming the option that waits for its holder, and the
+    /// store to choose when two processes must use the data at once.
     static func lockedError(at path: String, lockWait: Duration?) -> RepositoryError {
-        let recovery =
+        let waiting =
             if let lockWait {
                 "The other holder kept it longer than Options.lockWait (\(lockWait)); close it, or open with a longer lockWait"
             } else {
                 "Close the other user of the store, or open it with Options(lockWait: .seconds(5)) to wait for it to let go"
             }
+        let recovery =
+            waiting
+            + ". A FileRepository serves one instance at a time; for data two processes use at once "
+            + "(an app and its extension), choose SQLiteRepository (RepositoriesSQLite), which several processes open together"
         return RepositoryError(
             .locked, reason: "Another process or instance holds the store", recovery: recovery, location: path
         )

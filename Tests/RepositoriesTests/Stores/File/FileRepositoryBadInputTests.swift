@@ -211,6 +211,9 @@ import Testing
             try await FileRepository<ProductV1>(fileURL: url)
         }
         #expect(atOnce?.recovery?.contains("Options(lockWait:") == true)
+        #expect(
+            atOnce?.recovery?.contains("choose SQLiteRepository") == true,
+            "the error names the store for sharing")
         #expect(atOnce?.description.contains("lockWait") == true)
 
         // A waiter that gave up is told to wait longer, not to start waiting.
