@@ -11,13 +11,7 @@ extension BenchmarkRun {
         let count = durableOperations
         let (joint, plain, twoFiles) = try await Measurement.interleaved(repetitions: repetitions) {
             let local = try await SQLiteRepository<BenchmarkEntity>(fileURL: file("joint.sqlite"))
-            let outbox = try await Outbox(in: local)
-            let items = InMemoryRepository<BenchmarkEntity>()
-                .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
-            for id in 0..<count { try await items.save(.make(id)) }
-            try await outbox.close()
-            try await local.close()
-            return count
+            return try await Self.offlineFirstSaves(count, local: local, outbox: try await Outbox(in: local))
         } _: {
             let store = try await SQLiteRepository<BenchmarkEntity>(fileURL: file("plain.sqlite"))
             for id in 0..<count { try await store.save(.make(id)) }
@@ -26,12 +20,7 @@ extension BenchmarkRun {
         } _: {
             let local = try await SQLiteRepository<BenchmarkEntity>(fileURL: file("apart.sqlite"))
             let outbox = try await Outbox<BenchmarkEntity>(fileURL: file("apart.outbox"))
-            let items = InMemoryRepository<BenchmarkEntity>()
-                .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
-            for id in 0..<count { try await items.save(.make(id)) }
-            try await outbox.close()
-            try await local.close()
-            return count
+            return try await Self.offlineFirstSaves(count, local: local, outbox: outbox)
         }
         return [
             .cost(
@@ -46,5 +35,18 @@ extension BenchmarkRun {
                 17, "offlineFirst durable write, outbox in the database against the outbox in its own file",
                 measured: joint, baseline: twoFiles, baselineName: "outbox in its own file", target: 1.0),
         ]
+    }
+
+    /// `count` durable saves, one at a time, through `offlineFirst` over `local` and `outbox`
+    /// (a remote that is never reached), then both closed; returns `count`.
+    private static func offlineFirstSaves(
+        _ count: Int, local: SQLiteRepository<BenchmarkEntity>, outbox: Outbox<BenchmarkEntity>
+    ) async throws -> Int {
+        let items = InMemoryRepository<BenchmarkEntity>()
+            .offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
+        for id in 0..<count { try await items.save(.make(id)) }
+        try await outbox.close()
+        try await local.close()
+        return count
     }
 }

@@ -131,6 +131,31 @@ extension SQLiteTable {
 
     // MARK: Reading
 
+    /// The log's record (its origin and the bound below which cursors expire) and its newest
+    /// change number, read inside the caller's read transaction.
+    ///
+    /// - Throws: `corrupted` when the log's record is missing.
+    private func newest(on connection: SQLiteConnection, location: String) throws -> (
+        record: (origin: String, forgottenThrough: Int64), newest: Int64
+    ) {
+        guard let record = try feedRecord(on: connection) else {
+            throw RepositoryError.corrupted(
+                "The record of the change log of the table \(name) is missing from \(SQLiteChangeLog.feedsTableName)",
+                location: location)
+        }
+        return (record, try connection.integer(changeLog.largestChange) ?? 0)
+    }
+
+    /// The cursor of the log's newest change, in one read transaction: nothing after it yet.
+    ///
+    /// - Throws: `corrupted` when the log's record is missing.
+    func newestCursor(on connection: SQLiteConnection, location: String) throws -> SQLiteChangeCursor {
+        try connection.transaction(.deferred) {
+            let (record, newest) = try newest(on: connection, location: location)
+            return SQLiteChangeCursor(origin: record.origin, number: newest, bound: record.forgottenThrough)
+        }
+    }
+
     /// The log's entries after `cursor` (`nil`: from the beginning), at most `limit`, each with
     /// the row of its key as stored, unverified; read in one read transaction, so the page is
     /// one consistent snapshot of the table and its log.
@@ -138,31 +163,11 @@ extension SQLiteTable {
     /// - Throws: `cursorExpired` when `cursor` names another log, lies beyond the log's newest
     ///   number (a copy of the file from before it), or lies before the newest tombstone
     ///   pruned; `corrupted` when the file keeps no record of the log.
-    /// The cursor of the log's newest change, in one read transaction: nothing after it yet.
-    ///
-    /// - Throws: `corrupted` when the log's record is missing.
-    func newestCursor(on connection: SQLiteConnection, location: String) throws -> SQLiteChangeCursor {
-        try connection.transaction(.deferred) {
-            guard let record = try feedRecord(on: connection) else {
-                throw RepositoryError.corrupted(
-                    "The record of the change log of the table \(name) is missing from \(SQLiteChangeLog.feedsTableName)",
-                    location: location)
-            }
-            let newest = try connection.integer(changeLog.largestChange) ?? 0
-            return SQLiteChangeCursor(origin: record.origin, number: newest, bound: record.forgottenThrough)
-        }
-    }
-
     func changeEntries(
         after cursor: SQLiteChangeCursor?, limit: Int, on connection: SQLiteConnection, location: String
     ) throws -> SQLiteChangeEntries {
         try connection.transaction(.deferred) {
-            guard let record = try feedRecord(on: connection) else {
-                throw RepositoryError.corrupted(
-                    "The record of the change log of the table \(name) is missing from \(SQLiteChangeLog.feedsTableName)",
-                    location: location)
-            }
-            let newest = try connection.integer(changeLog.largestChange) ?? 0
+            let (record, newest) = try newest(on: connection, location: location)
             let after = cursor?.number ?? 0
             if let cursor {
                 try Self.check(
