@@ -223,9 +223,8 @@ import Repositories
 /// a writer waits up to ``SQLiteOptions/busyTimeout`` for another's lock, then throws
 /// `RepositoryError` `locked`; opening waits the same way, at every step. Every process's
 /// returned saves survive any of them being killed. A read sees what every process
-/// committed before it began. A process hears the others' writes through
-/// ``committedChanges(checkingEvery:)`` (and `observed(following:)` over it); observation and
-/// caches otherwise hear their own instance only. Never open, read or copy the database's files
+/// committed before it began, but no process is told of another's writes (observation and
+/// caches hear their own instance only). Never open, read or copy the database's files
 /// yourself while a repository in the process has them open: closing that descriptor drops
 /// the process's SQLite locks, and another process may then remove the log still in use.
 ///
@@ -264,7 +263,6 @@ import Repositories
 /// ### Change feed
 /// - ``changes(since:limit:)``
 /// - ``pruneTombstones(keeping:)``
-/// - ``committedChanges(checkingEvery:)``
 public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
 where Entity.ID: Codable & Sendable {
     /// The type that identifies an entity.

@@ -146,16 +146,6 @@ extension SQLiteTable {
         return (record, try connection.integer(changeLog.largestChange) ?? 0)
     }
 
-    /// The cursor of the log's newest change, in one read transaction: nothing after it yet.
-    ///
-    /// - Throws: `corrupted` when the log's record is missing.
-    func newestCursor(on connection: SQLiteConnection, location: String) throws -> SQLiteChangeCursor {
-        try connection.transaction(.deferred) {
-            let (record, newest) = try newest(on: connection, location: location)
-            return SQLiteChangeCursor(origin: record.origin, number: newest, bound: record.forgottenThrough)
-        }
-    }
-
     /// The log's entries after `cursor` (`nil`: from the beginning), at most `limit`, each with
     /// the row of its key as stored, unverified; read in one read transaction, so the page is
     /// one consistent snapshot of the table and its log.

@@ -45,26 +45,6 @@ public struct ObservedRepository<Base: Repository>: Repository {
         self.base = base
     }
 
-    /// Wraps `base`, and announces every change `changes` reports as it arrives, besides the
-    /// writes made through this repository: what another process committed to the same store
-    /// (`SQLiteRepository.committedChanges()`), or what a push notification said.
-    ///
-    /// ```swift
-    /// let screen = notes.observed(following: notes.committedChanges())
-    /// ```
-    ///
-    /// The relay runs until `changes` ends, or until this repository and every copy of it
-    /// are released and the next change arrives.
-    public init(_ base: Base, following changes: AsyncStream<RepositoryChange<Entity>>) {
-        self.base = base
-        Task { [weak broadcaster] in
-            for await change in changes {
-                guard let broadcaster else { return }
-                broadcaster.send(change)
-            }
-        }
-    }
-
     /// How many change streams (value streams included) are live now: a test hook, so a
     /// test can tell a cancelled consumer's subscription ended.
     package var observerCount: Int { broadcaster.subscriberCount }

@@ -5,14 +5,4 @@ extension Repository {
     public func observed() -> ObservedRepository<Self> {
         ObservedRepository(self)
     }
-
-    /// This repository announcing every change made through it and every change `changes`
-    /// reports, made elsewhere (another process's commits, from
-    /// `SQLiteRepository.committedChanges()`), with live value streams.
-    ///
-    /// See ``ObservedRepository/init(_:following:)``.
-    public func observed(following changes: AsyncStream<RepositoryChange<Entity>>) -> ObservedRepository<Self>
-    {
-        ObservedRepository(self, following: changes)
-    }
 }
