@@ -20,7 +20,7 @@ actor SQLiteDatabase {
     /// The file path or `:memory:`, and the table, for error messages.
     nonisolated let location: String
     /// The file path, or `:memory:`.
-    nonisolated var path: String { String(location.dropLast(", table \(table.name)".count)) }
+    nonisolated let path: String
     /// The table, its `body` column as the database declares it.
     nonisolated let table: SQLiteTable
     /// The codec of the table's bodies: the one recorded when the table was created.
@@ -66,7 +66,7 @@ actor SQLiteDatabase {
 
     private init(
         connection: sending SQLiteConnection, readers: SQLiteReaderPool?, executor: SQLiteExecutor,
-        table: SQLiteTable, codec: EntityCodec, location: String, upgradedRowCount: Int = 0,
+        table: SQLiteTable, codec: EntityCodec, path: String, upgradedRowCount: Int = 0,
         tombstoneRetention: SQLiteOptions.TombstoneRetention, queriesRunInSQL: Bool = true
     ) {
         self.queriesRunInSQL = queriesRunInSQL
@@ -82,13 +82,13 @@ actor SQLiteDatabase {
         self.readers = readers
         self.executor = executor
         self.table = table
-        self.location = location
+        self.path = path
+        self.location = Self.location(path: path, table: table)
     }
 
     /// A sibling of `owner` for `table`: its connections, queue and writes, another table.
     private init(
-        sibling table: SQLiteTable, of owner: SQLiteDatabase, codec: EntityCodec, location: String,
-        upgradedRowCount: Int
+        sibling table: SQLiteTable, of owner: SQLiteDatabase, codec: EntityCodec, upgradedRowCount: Int
     ) {
         self.queriesRunInSQL = owner.queriesRunInSQL
         self.upgradedRowCount = upgradedRowCount
@@ -107,7 +107,13 @@ actor SQLiteDatabase {
         self.readers = owner.readers
         self.executor = owner.executor
         self.table = table
-        self.location = location
+        self.path = owner.path
+        self.location = Self.location(path: owner.path, table: table)
+    }
+
+    /// What error messages name: the file (or `:memory:`) and the table.
+    private static func location(path: String, table: SQLiteTable) -> String {
+        "\(path), table \(table.name)"
     }
 
     deinit {
@@ -133,20 +139,11 @@ actor SQLiteDatabase {
     ///
     /// Closing the sibling closes it alone; closing this database closes every sibling too.
     func sibling(table: SQLiteTable, options: SQLiteOptions, upgrade: Upgrade) throws -> SQLiteDatabase {
-        let location = "\(path), table \(table.name)"
+        let location = Self.location(path: path, table: table)
         let (stored, codec, upgraded) = try perform { connection in
             try connection.transaction(.immediate) { () throws -> (SQLiteTable, EntityCodec, Int) in
-                if try table.presence(on: connection, location: location) == .missing {
-                    try options.codec.refuseUnlessKnown(in: location)
-                    try table.create(
-                        with: options.codec, changeLog: false, on: connection, location: location)
-                }
-                guard case .present(let body) = try table.presence(on: connection, location: location) else {
-                    throw RepositoryError.rejected(
-                        "The table \(table.name) could not be created", recovery: nil)
-                }
-                let identifier = try table.checkedCodec(declaring: body, on: connection, location: location)
-                let stored = try table.storing(body)
+                let (stored, identifier) = try Self.prepare(
+                    table, options: options, changeLog: false, on: connection, location: location)
                 let codec = try options.entityCodec(for: identifier, location: location)
                 try stored.refuseNewerVersion(
                     than: upgrade.currentVersion, on: connection, location: location)
@@ -158,8 +155,7 @@ actor SQLiteDatabase {
                 return (stored, codec, upgraded)
             }
         }
-        return SQLiteDatabase(
-            sibling: stored, of: self, codec: codec, location: location, upgradedRowCount: upgraded)
+        return SQLiteDatabase(sibling: stored, of: self, codec: codec, upgradedRowCount: upgraded)
     }
 
     // MARK: Opening
@@ -177,7 +173,7 @@ actor SQLiteDatabase {
         path: String, table: SQLiteTable, options: SQLiteOptions, canonicalizesKeys: Bool,
         upgrade: Upgrade = .versionOne
     ) async throws -> SQLiteDatabase {
-        let location = "\(path), table \(table.name)"
+        let location = Self.location(path: path, table: table)
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
         let (opened, codec, prepared): (OpenedFile, EntityCodec, (upgradedRows: Int, isUTF8: Bool)) =
             try await executor.run {
@@ -210,7 +206,7 @@ actor SQLiteDatabase {
         let readers = opened.readers
         return SQLiteDatabase(
             connection: opened.writer.connection, readers: readers, executor: executor,
-            table: opened.writer.table, codec: codec, location: location,
+            table: opened.writer.table, codec: codec, path: path,
             upgradedRowCount: prepared.upgradedRows,
             tombstoneRetention: options.tombstoneRetention, queriesRunInSQL: prepared.isUTF8)
     }
@@ -251,7 +247,7 @@ actor SQLiteDatabase {
     /// prepares `table`.
     static func openInMemory(table: SQLiteTable, options: SQLiteOptions) throws -> SQLiteDatabase {
         let path = SQLiteConnection.inMemoryPath
-        let location = "\(path), table \(table.name)"
+        let location = Self.location(path: path, table: table)
         let (writer, codec) = try mapping(location) {
             let writer = try openWriter(path: path, table: table, options: options, location: location)
             let codec = try options.entityCodec(for: writer.codec, location: location)
@@ -262,7 +258,7 @@ actor SQLiteDatabase {
         let executor = SQLiteExecutor(label: "Repositories.SQLiteRepository \(location)")
         return SQLiteDatabase(
             connection: writer.connection, readers: nil, executor: executor, table: writer.table,
-            codec: codec, location: location, tombstoneRetention: options.tombstoneRetention)
+            codec: codec, path: path, tombstoneRetention: options.tombstoneRetention)
     }
 
     /// The writer and the readers of a database file.
@@ -373,9 +369,21 @@ actor SQLiteDatabase {
             // it. SQLite ignores this pragma elsewhere.
             try connection.execute("PRAGMA fullfsync=ON")
         }
+        let (stored, codec) = try prepare(
+            table, options: options, changeLog: true, on: connection, location: location)
+        return Writer(connection: connection, table: stored, codec: codec)
+    }
+
+    /// Creates `table` when it is missing, with `options`' codec (and a change log when
+    /// `changeLog`), and returns it as the file declares its `body` column, with the codec
+    /// recorded for it: the step every table takes, a repository's own and a sibling's.
+    private static func prepare(
+        _ table: SQLiteTable, options: SQLiteOptions, changeLog: Bool, on connection: SQLiteConnection,
+        location: String
+    ) throws -> (table: SQLiteTable, codec: EntityCodec.Identifier) {
         if try table.presence(on: connection, location: location) == .missing {
             try options.codec.refuseUnlessKnown(in: location)
-            try table.create(with: options.codec, on: connection, location: location)
+            try table.create(with: options.codec, changeLog: changeLog, on: connection, location: location)
         }
         guard case .present(let body) = try table.presence(on: connection, location: location) else {
             throw RepositoryError.rejected(
@@ -383,7 +391,7 @@ actor SQLiteDatabase {
                 recovery: "Pass another SQLiteOptions.tableName")
         }
         let codec = try table.checkedCodec(declaring: body, on: connection, location: location)
-        return Writer(connection: connection, table: try table.storing(body), codec: codec)
+        return (try table.storing(body), codec)
     }
 
     /// Switches the file to WAL: readers never block the writer nor it them, and a commit is
