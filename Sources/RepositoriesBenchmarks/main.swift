@@ -14,6 +14,12 @@ struct Report: Codable {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// Figure 18's writing process: this executable started again by the benchmark itself.
+if arguments.first == BenchmarkRun.crossProcessWriterFlag, arguments.count == 3, let count = Int(arguments[2])
+{
+    try await BenchmarkRun.writeStamps(url: URL(fileURLWithPath: arguments[1]), count: count)
+    exit(0)
+}
 /// The value after `flag`, if the flag was given.
 func value(after flag: String) -> String? {
     guard let index = arguments.firstIndex(of: flag) else { return nil }
@@ -49,6 +55,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("coalescing", BenchmarkRun.coalescingFigures),
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("outbox in SQLite", BenchmarkRun.sqliteOutboxFigures),
+    ("across processes", BenchmarkRun.crossProcessFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),
     ("partial sync", BenchmarkRun.partialSyncFigures),
     ("observers", BenchmarkRun.observerFigures),

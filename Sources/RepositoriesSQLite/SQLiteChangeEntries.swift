@@ -201,3 +201,14 @@ extension SQLiteStoredRow {
             body: statement.data(at: first + 2), checksum: statement.integerIfStored(at: first + 3))
     }
 }
+
+/// The keys a table's change log changed after a cursor, without their rows: what
+/// ``SQLiteTable/changedKeys(after:limit:on:location:)`` reads.
+struct SQLiteChangedKeys: Sendable {
+    /// Each change's key in change order; `nil` for one that is neither an integer nor text.
+    var keys: [SQLiteKey?]
+    /// The cursor past the last key (the one asked with, when there is none).
+    var next: SQLiteChangeCursor
+    /// Whether the log holds changes past ``next``.
+    var hasMore: Bool
+}

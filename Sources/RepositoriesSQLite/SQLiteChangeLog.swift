@@ -69,6 +69,9 @@ struct SQLiteChangeLog: Sendable {
     /// `change, key, deleted_at` of the log and `seq, id, body, crc` of the row of its key (or
     /// NULLs), for the changes after `?1`, at most `?2`, in change order.
     let selectPage: String
+    /// `change, key` of the changes after `?1`, at most `?2`, in change order: the log alone,
+    /// for a reader that wants the IDs (``SQLiteTable/changedKeys(after:limit:on:location:)``).
+    let selectKeys: String
     /// `max(change)`: read from the last entry of the log's b-tree.
     let largestChange: String
     let selectFeed: String
@@ -123,6 +126,7 @@ struct SQLiteChangeLog: Sendable {
             FROM \(log) AS log LEFT JOIN \(quotedTable) AS entity ON entity.id = log.key \
             WHERE log.change > ?1 ORDER BY log.change LIMIT ?2
             """
+        selectKeys = "SELECT change, key FROM \(log) WHERE change > ?1 ORDER BY change LIMIT ?2"
         largestChange = "SELECT max(change) FROM \(log)"
         selectFeed = "SELECT origin, forgotten_through FROM \(Self.feedsTableName) WHERE table_name = ?1"
         upsertFeed = """

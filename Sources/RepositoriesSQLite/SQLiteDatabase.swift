@@ -510,6 +510,25 @@ actor SQLiteDatabase {
         }
     }
 
+    /// The keys the change log changed after `cursor`, no row read (see
+    /// ``SQLiteTable/changedKeys(after:limit:on:location:)``).
+    nonisolated func changedKeys(after cursor: SQLiteChangeCursor, limit: Int) async throws
+        -> SQLiteChangedKeys
+    {
+        let table = table
+        let location = location
+        return try await read {
+            try table.changedKeys(after: cursor, limit: limit, on: $0, location: location)
+        }
+    }
+
+    /// The cursor of the change log's newest change.
+    nonisolated func newestCursor() async throws -> SQLiteChangeCursor {
+        let table = table
+        let location = location
+        return try await read { try table.newestCursor(on: $0, location: location) }
+    }
+
     // MARK: Writing
 
     /// The most writes one group commits together: enough that a crowd of writers shares a

@@ -223,8 +223,9 @@ import Repositories
 /// a writer waits up to ``SQLiteOptions/busyTimeout`` for another's lock, then throws
 /// `RepositoryError` `locked`; opening waits the same way, at every step. Every process's
 /// returned saves survive any of them being killed. A read sees what every process
-/// committed before it began, but no process is told of another's writes (observation and
-/// caches hear their own instance only). Never open, read or copy the database's files
+/// committed before it began. A process hears the others' writes through
+/// ``committedChanges(checkingEvery:)`` (and `observed(following:)` over it); observation and
+/// caches otherwise hear their own instance only. Never open, read or copy the database's files
 /// yourself while a repository in the process has them open: closing that descriptor drops
 /// the process's SQLite locks, and another process may then remove the log still in use.
 ///
@@ -263,6 +264,7 @@ import Repositories
 /// ### Change feed
 /// - ``changes(since:limit:)``
 /// - ``pruneTombstones(keeping:)``
+/// - ``committedChanges(checkingEvery:)``
 public final class SQLiteRepository<Entity: Codable & Identifiable & Sendable>: Repository, Sendable
 where Entity.ID: Codable & Sendable {
     /// The type that identifies an entity.
@@ -286,6 +288,8 @@ where Entity.ID: Codable & Sendable {
     public var codec: EntityCodec { database.codec }
 
     let database: SQLiteDatabase
+    /// The task that follows the change log for ``committedChanges(checkingEvery:)``.
+    let commits: SQLiteCommitFollower<Entity>
     /// The fields `Entity` declares, in the order of the table's field columns.
     let fields: [QueryableField<Entity>]
 
@@ -410,6 +414,7 @@ where Entity.ID: Codable & Sendable {
         database: SQLiteDatabase, fileURL: URL?, options: SQLiteOptions, migrations: Migrations<Entity>
     ) {
         self.database = database
+        self.commits = SQLiteCommitFollower(database: database)
         self.fields = Self.declaredFields
         self.migrations = migrations
         self.fileURL = fileURL

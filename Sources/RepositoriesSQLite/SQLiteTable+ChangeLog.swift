@@ -156,14 +156,7 @@ extension SQLiteTable {
     func changeEntries(
         after cursor: SQLiteChangeCursor?, limit: Int, on connection: SQLiteConnection, location: String
     ) throws -> SQLiteChangeEntries {
-        try connection.transaction(.deferred) {
-            let (record, newest) = try newest(on: connection, location: location)
-            let after = cursor?.number ?? 0
-            if let cursor {
-                try Self.check(
-                    cursor, origin: record.origin, newest: newest, forgottenThrough: record.forgottenThrough,
-                    location: location)
-            }
+        try readingLog(after: cursor, on: connection, location: location) { record, newest, after in
             let entries = try connection.withStatement(changeLog.selectPage) { statement in
                 try statement.bind(integer: after, at: 1)
                 try statement.bind(integer: Int64(limit), at: 2)
@@ -175,6 +168,61 @@ extension SQLiteTable {
             return SQLiteChangeEntries(
                 origin: record.origin, bound: record.forgottenThrough, after: after, entries: entries,
                 newest: newest, limit: limit)
+        }
+    }
+
+    /// The keys the log changed after `cursor`, at most `limit`, in change order, and the
+    /// cursor past them: the log alone, in one read transaction, no row read (see
+    /// `SQLiteRepository.committedChanges(checkingEvery:)`). A key that is neither an integer
+    /// nor text reads as `nil`.
+    ///
+    /// - Throws: as ``changeEntries(after:limit:on:location:)``.
+    func changedKeys(
+        after cursor: SQLiteChangeCursor, limit: Int, on connection: SQLiteConnection, location: String
+    ) throws -> SQLiteChangedKeys {
+        try readingLog(after: cursor, on: connection, location: location) { record, newest, after in
+            var last = after
+            let keys = try connection.withStatement(changeLog.selectKeys) { statement in
+                try statement.bind(integer: after, at: 1)
+                try statement.bind(integer: Int64(limit), at: 2)
+                var keys: [SQLiteKey?] = []
+                while try statement.step() {
+                    last = statement.int64(at: 0)
+                    keys.append(statement.key(at: 1))
+                }
+                return keys
+            }
+            return SQLiteChangedKeys(
+                keys: keys,
+                next: SQLiteChangeCursor(origin: record.origin, number: last, bound: record.forgottenThrough),
+                hasMore: last < newest)
+        }
+    }
+
+    /// The cursor of the log's newest change, in one read transaction: where a reader that
+    /// wants only what commits from now on starts.
+    ///
+    /// - Throws: `corrupted` when the log's record is missing.
+    func newestCursor(on connection: SQLiteConnection, location: String) throws -> SQLiteChangeCursor {
+        try readingLog(after: nil, on: connection, location: location) { record, newest, _ in
+            SQLiteChangeCursor(origin: record.origin, number: newest, bound: record.forgottenThrough)
+        }
+    }
+
+    /// Runs `body` in one read transaction with the log's record, its newest change number and
+    /// the number `cursor` stands at (0 for `nil`), once `cursor` is checked against them.
+    private func readingLog<Result>(
+        after cursor: SQLiteChangeCursor?, on connection: SQLiteConnection, location: String,
+        _ body: ((origin: String, forgottenThrough: Int64), Int64, Int64) throws -> Result
+    ) throws -> Result {
+        try connection.transaction(.deferred) {
+            let (record, newest) = try newest(on: connection, location: location)
+            if let cursor {
+                try Self.check(
+                    cursor, origin: record.origin, newest: newest, forgottenThrough: record.forgottenThrough,
+                    location: location)
+            }
+            return try body(record, newest, cursor?.number ?? 0)
         }
     }
 

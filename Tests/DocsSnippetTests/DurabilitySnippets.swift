@@ -55,6 +55,14 @@ import Testing
         _ = (products, scratch)
     }
 
+    /// "Sharing a file between processes": another process's writes in a live list.
+    func sharing(group: URL, render: ([Product]) -> Void) async throws {
+        typealias Note = Product
+        let notes = try await SQLiteRepository<Note>(fileURL: group.appending(path: "notes.sqlite"))
+        let screen = notes.observed(following: notes.committedChanges())
+        for try await list in screen.valuesAll() { render(list) }  // the extension's writes too
+    }
+
     /// "UserDefaultsRepository".
     func userDefaults() -> UserDefaultsRepository<Person> {
         let people = UserDefaultsRepository<Person>(key: "people")  // defaults: .standard

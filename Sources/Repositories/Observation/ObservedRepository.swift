@@ -39,10 +39,57 @@ public struct ObservedRepository<Base: Repository>: Repository {
     /// The repository calls are passed to.
     public let base: Base
     private let broadcaster = ChangeBroadcaster<RepositoryChange<Entity>>()
+    /// The relay of the changes ``init(_:following:)`` follows; `nil` when it follows none.
+    private let relay: ChangeRelay?
 
     /// Wraps `base`.
     public init(_ base: Base) {
         self.base = base
+        self.relay = nil
+    }
+
+    /// Wraps `base`, and takes every change `changes` reports as made elsewhere: what another
+    /// process committed to the same store (`SQLiteRepository.committedChanges()`), or what a
+    /// push notification said.
+    ///
+    /// ```swift
+    /// let screen = notes.observed(following: notes.committedChanges())
+    /// for try await list in screen.valuesAll() { render(list) }
+    /// ```
+    ///
+    /// Each change goes through ``invalidate(ids:)`` or ``invalidateAll()`` (`saved`,
+    /// `deleted` and `invalidated` name their IDs; the others, everything), in the order
+    /// `changes` reports them: copies the base keeps are dropped first, then every value
+    /// stream concerned reads again.
+    ///
+    /// - The relay runs until `changes` ends, or until this repository and every copy of it
+    ///   are released, which cancels it (and so ends `changes`'s iteration).
+    /// - When `changes` throws, the repository stops following: every value stream reads
+    ///   no more and ends by throwing that error, and so does every value stream begun later;
+    ///   the change streams hear `invalidatedAll`. Make a new one to follow again.
+    public init(_ base: Base, following changes: AsyncThrowingStream<RepositoryChange<Entity>, any Error>) {
+        self.base = base
+        let relay = ChangeRelay()
+        self.relay = relay
+        relay.start { [base, broadcaster, failure = relay.failure] in
+            do {
+                for try await change in changes {
+                    switch change {
+                    case .saved(let entities):
+                        await Self.invalidate(ids: entities.map(\.id), of: base, announcingTo: broadcaster)
+                    case .deleted(let ids), .invalidated(let ids):
+                        await Self.invalidate(ids: ids, of: base, announcingTo: broadcaster)
+                    case .deletedAll, .invalidatedAll:
+                        await Self.invalidateAll(of: base, announcingTo: broadcaster)
+                    }
+                }
+            } catch is CancellationError {
+                // Released: nothing is left to tell.
+            } catch {
+                failure.record(error)
+                await Self.invalidateAll(of: base, announcingTo: broadcaster)
+            }
+        }
     }
 
     /// How many change streams (value streams included) are live now: a test hook, so a
@@ -82,10 +129,13 @@ public struct ObservedRepository<Base: Repository>: Repository {
         let changes = broadcaster.subscribe()
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Value.self, bufferingPolicy: .bufferingNewest(1))
+        let failure = relay?.failure
         let task = Task {
             do {
+                try failure?.check()
                 continuation.yield(try await read())
                 for await change in changes where relevant(change) {
+                    try failure?.check()
                     continuation.yield(try await read())
                 }
                 continuation.finish()
@@ -158,15 +208,27 @@ extension ObservedRepository: InvalidatableRepository {
     /// Drops the base's copies of `ids` when it keeps any, then announces `invalidated`, so
     /// every value stream concerned reads again.
     public func invalidate(ids: [ID]) async {
+        await Self.invalidate(ids: ids, of: base, announcingTo: broadcaster)
+    }
+
+    /// Drops every copy the base keeps, then announces `invalidatedAll`, so every value
+    /// stream reads again.
+    public func invalidateAll() async {
+        await Self.invalidateAll(of: base, announcingTo: broadcaster)
+    }
+
+    private static func invalidate(
+        ids: [ID], of base: Base, announcingTo broadcaster: ChangeBroadcaster<RepositoryChange<Entity>>
+    ) async {
         if let invalidatable = base as? any InvalidatableRepository<Entity, ID> {
             await invalidatable.invalidate(ids: ids)
         }
         broadcaster.send(.invalidated(ids))
     }
 
-    /// Drops every copy the base keeps, then announces `invalidatedAll`, so every value
-    /// stream reads again.
-    public func invalidateAll() async {
+    private static func invalidateAll(
+        of base: Base, announcingTo broadcaster: ChangeBroadcaster<RepositoryChange<Entity>>
+    ) async {
         if let invalidatable = base as? any InvalidatableRepository<Entity, ID> {
             await invalidatable.invalidateAll()
         }
