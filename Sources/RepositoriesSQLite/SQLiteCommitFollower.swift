@@ -12,18 +12,28 @@ import Synchronization
 ///
 /// Each check reads the IDs of the log's changes past the task's cursor (see
 /// ``SQLiteTable/changedKeys(after:limit:on:location:)``), never a row. Every stream begins
-/// with `.invalidatedAll` once the task holds a cursor taken after the stream was made, so
-/// every commit after that marker is reported, and one made before it is covered by it.
+/// with `.invalidatedAll` once the task holds a cursor, taken before that marker: every commit
+/// after the marker comes after the cursor and is reported, and one before it is covered by it.
 final class SQLiteCommitFollower<Entity: Identifiable & Sendable>: Sendable
 where Entity.ID: Decodable & Sendable {
     typealias Change = RepositoryChange<Entity>
     typealias Continuation = AsyncThrowingStream<Change, any Error>.Continuation
 
-    /// The most changes one check reads before it checks again at once.
+    /// The most IDs one check reports: past them, it says `.invalidatedAll` and goes on
+    /// from the log's newest change, rather than send page after page, each a new read of
+    /// every value stream (a bulk import in another process).
     static var pageSize: Int { 512 }
+    /// The shortest wait between two checks, whatever a stream asks for.
+    static var shortestInterval: Duration { .milliseconds(1) }
+    /// How long checks may keep failing with errors taken for transient (a lock held past the
+    /// busy timeout, an I/O error) before the streams end with the last one.
+    static var failingLimit: Duration { .seconds(30) }
 
     private let database: SQLiteDatabase
     private let state = Mutex(State())
+    /// How many checks ran: a test hook, so a test can tell that one task serves every stream
+    /// and that none checks once the last stream ended.
+    private let checks = Atomic<Int>(0)
 
     /// One stream: where its changes go, how often it asked for checks, and whether it has had
     /// its starting `.invalidatedAll`.
@@ -56,8 +66,11 @@ where Entity.ID: Decodable & Sendable {
         for subscriber in subscribers { subscriber.continuation.finish() }
     }
 
-    /// How many streams follow the log now: a test hook, so a test can tell the checks stopped.
+    /// How many streams follow the log now: a test hook.
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// How many checks ran so far: a test hook.
+    var checkCount: Int { checks.load(ordering: .relaxed) }
 
     /// A new stream of the IDs committed from now on (see
     /// ``SQLiteRepository/committedChanges(checkingEvery:)``), which asks for a check at least
@@ -72,7 +85,8 @@ where Entity.ID: Decodable & Sendable {
         state.withLock { state in
             if state.following { continuation.yield(.invalidatedAll) }
             state.subscribers[token] = Subscriber(
-                continuation: continuation, interval: interval, started: state.following)
+                continuation: continuation, interval: max(interval, Self.shortestInterval),
+                started: state.following)
             if state.task == nil {
                 state.generation += 1
                 state.task = start(generation: state.generation)
@@ -96,7 +110,10 @@ where Entity.ID: Decodable & Sendable {
     private func start(generation: Int) -> Task<Void, Never> {
         Task { [weak self] in
             var position = Position.starting
-            while let pause = await self?.check(from: &position, generation: generation) {
+            var failingSince: ContinuousClock.Instant?
+            while let pause = await self?.check(
+                from: &position, failingSince: &failingSince, generation: generation)
+            {
                 do {
                     try await Task.sleep(for: pause)
                 } catch {
@@ -110,8 +127,9 @@ where Entity.ID: Decodable & Sendable {
     private enum Position {
         /// No cursor yet: the next check takes the newest and gives the streams their marker.
         case starting
-        /// The log forgot tombstones past the cursor (a prune): the next check takes the
-        /// newest, then tells every stream that anything may have changed meanwhile.
+        /// The log forgot tombstones past the cursor (a prune), or more changed than a check
+        /// reports: the next check takes the newest, then tells every stream that anything may
+        /// have changed meanwhile.
         case expired
         case after(SQLiteChangeCursor)
 
@@ -122,29 +140,43 @@ where Entity.ID: Decodable & Sendable {
 
     /// One check: takes a cursor, or reads the changes past the one held and delivers them.
     /// Returns how long to wait before the next check, or `nil` when the task ends.
-    private func check(from position: inout Position, generation: Int) async -> Duration? {
+    ///
+    /// - Parameter failingSince: when the checks began to fail with errors taken for
+    ///   transient; `nil` after one that succeeded.
+    private func check(
+        from position: inout Position, failingSince: inout ContinuousClock.Instant?, generation: Int
+    ) async -> Duration? {
         guard let interval = interval(ifCurrent: generation) else { return nil }
+        checks.add(1, ordering: .relaxed)
         do {
             switch position {
             case .starting, .expired:
-                // The cursor first: every commit after it is reported, so the marker after it
-                // covers all that came before.
-                let cursor = try await database.newestCursor()
-                deliver(.invalidatedAll, generation: generation, startingOnly: position.isStarting)
-                position = .after(cursor)
-                return interval
+                try await takeNewest(&position, generation: generation)
             case .after(let cursor):
                 let page = try await database.changedKeys(after: cursor, limit: Self.pageSize)
-                position = .after(page.next)
-                if !page.keys.isEmpty { deliver(change(of: page.keys), generation: generation) }
-                return page.hasMore ? .zero : interval
+                if page.hasMore {
+                    // More than a page: everything may have changed.
+                    position = .expired
+                    try await takeNewest(&position, generation: generation)
+                } else {
+                    position = .after(page.next)
+                    if !page.keys.isEmpty { deliver(change(of: page.keys), generation: generation) }
+                }
             }
+            failingSince = nil
+            return interval
         } catch let error as RepositoryError where error.code == .cursorExpired {
             position = .expired
             return .zero
         } catch let error as RepositoryError where error.code == .locked || error.code == .unavailable {
             // A lock held past the busy timeout, a disk failing for a moment: the next check
-            // reads from the same cursor.
+            // reads from the same cursor. Failing for longer, it is not a moment.
+            let since = failingSince ?? .now
+            failingSince = since
+            guard ContinuousClock.now - since < Self.failingLimit else {
+                finish(throwing: error, generation: generation)
+                return nil
+            }
             return interval
         } catch is CancellationError {
             return nil
@@ -155,6 +187,16 @@ where Entity.ID: Decodable & Sendable {
             finish(throwing: error, generation: generation)
             return nil
         }
+    }
+
+    /// Takes the log's newest change as the cursor, then gives the streams their marker: every
+    /// stream after a prune or a bulk change, the new ones at the start.
+    private func takeNewest(_ position: inout Position, generation: Int) async throws {
+        // The cursor first: every commit after it is reported, so the marker after it covers
+        // all that came before.
+        let cursor = try await database.newestCursor()
+        deliver(.invalidatedAll, generation: generation, startingOnly: position.isStarting)
+        position = .after(cursor)
     }
 
     /// `.invalidated` with the IDs, or `.invalidatedAll` when a key does not read as an ID.
@@ -191,10 +233,17 @@ where Entity.ID: Decodable & Sendable {
         }
     }
 
+    /// Ends every stream quietly, at once: the repository is closing.
+    func finishAll() {
+        let generation = state.withLock { $0.generation }
+        finish(throwing: nil, generation: generation)
+    }
+
     /// Ends every stream, by throwing `error` when given; the next stream starts a new task.
     private func finish(throwing error: (any Error)?, generation: Int) {
         let subscribers = state.withLock { state -> [Subscriber] in
             guard state.generation == generation else { return [] }
+            state.task?.cancel()
             let subscribers = Array(state.subscribers.values)
             state.subscribers.removeAll()
             state.task = nil

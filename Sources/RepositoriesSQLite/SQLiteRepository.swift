@@ -432,6 +432,8 @@ where Entity.ID: Codable & Sendable {
     /// - Throws: `RepositoryError` when SQLite reports an error while closing; the
     ///   connection is released all the same.
     public func close() async throws {
+        // The change streams end now, not at their next check.
+        commits.finishAll()
         try await database.close()
     }
 

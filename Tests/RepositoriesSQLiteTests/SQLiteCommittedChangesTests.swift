@@ -134,9 +134,14 @@ import Testing
             try await changes.wait { $0.contains(.invalidatedAll) }
             let first = nextID.load() + 1
             try await Task.sleep(for: pause)
+            // Until the save of `first` has returned, however slow the disk.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while nextID.load() < first + 2 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             // Every save up to the one in progress has returned.
             let last = nextID.load() - 1
-            guard last >= first else { return }
+            try #require(last >= first, "the writer stopped saving")
             let seen = try await changes.wait { Self.ids($0).contains(last) }
             let missing = Set(first...last).subtracting(Self.ids(seen))
             #expect(missing.isEmpty, "\(name) missed \(missing.sorted().prefix(10))")
@@ -174,6 +179,51 @@ import Testing
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(repository.committedChangesStreamCount == 0, "the streams' subscriptions ended")
+    }
+
+    /// One task checks for every stream, as often as the most eager asks, and no check runs
+    /// once the last stream has ended.
+    @Test func fiveStreamsAreServedByOneTaskThatStopsWithTheLast() async throws {
+        let directory = try TemporaryDirectory()
+        let here = try await SQLiteRepository<FixtureEntity>(fileURL: directory.file("checks.sqlite"))
+        let collectors = (0..<5).map { _ in Collector(here.committedChanges(checkingEvery: .milliseconds(50)))
+        }
+        for collector in collectors { try await collector.wait { !$0.isEmpty } }
+        let before = here.committedChangesCheckCount
+        let started = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(500))
+        let checks = here.committedChangesCheckCount - before
+        let elapsed = ContinuousClock.now - started
+        // One task at 50 ms makes at most one check per 50 ms (plus the one under way); five
+        // would make five times as many.
+        #expect(checks <= Int(elapsed / .milliseconds(50)) + 1, "\(checks) checks in \(elapsed)")
+        #expect(checks >= 1)
+        for collector in collectors { collector.stop() }
+        try await Self.expectNoStream(on: here)
+        try await Task.sleep(for: .milliseconds(60))  // a check under way when the last ended
+        let stopped = here.committedChangesCheckCount
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(here.committedChangesCheckCount == stopped, "no check once the last stream ended")
+        try await here.close()
+    }
+
+    /// A bulk write elsewhere (more IDs than one check reports) is one `.invalidatedAll`, not
+    /// page after page, and the stream goes on from after it.
+    @Test func aBulkWriteIsOneInvalidatedAll() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("bulk.sqlite")
+        let here = try await SQLiteRepository<FixtureEntity>(fileURL: url)
+        let changes = Collector(here.committedChanges(checkingEvery: .milliseconds(5)))
+        try await changes.wait { !$0.isEmpty }
+        let other = try await SQLiteRepository<FixtureEntity>(fileURL: url)
+        try await other.save(contentsOf: (0..<2_000).map(FixtureEntity.make))
+        try await changes.wait { $0.count >= 2 }
+        try await other.save(FixtureEntity.make(5_000))
+        let seen = try await changes.wait { Self.ids($0).contains(5_000) }
+        #expect(seen.filter { $0 == .invalidatedAll }.count == 2, "the marker, then one for the bulk write")
+        #expect(Self.ids(seen) == [5_000], "no page of the bulk write's IDs")
+        try await other.close()
+        try await here.close()
     }
 
     @Test func theStreamsOfOneRepositoryShareOneTaskThatStopsWithTheLast() async throws {
@@ -228,10 +278,10 @@ import Testing
         try await here.close()
     }
 
-    @Test func theStreamEndsQuietlyWhenTheRepositoryCloses() async throws {
+    @Test func theStreamEndsQuietlyWhenTheRepositoryClosesNotAtTheNextCheck() async throws {
         let directory = try TemporaryDirectory()
         let here = try await SQLiteRepository<FixtureEntity>(fileURL: directory.file("closing.sqlite"))
-        let changes = Collector(here.committedChanges(checkingEvery: .milliseconds(5)))
+        let changes = Collector(here.committedChanges(checkingEvery: .seconds(3_600)))
         try await changes.wait { !$0.isEmpty }
         try await here.close()
         let end = try await changes.end()

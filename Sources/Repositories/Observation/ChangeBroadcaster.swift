@@ -13,9 +13,10 @@ final class ChangeBroadcaster<Element: Sendable>: Sendable {
     /// How many streams are subscribed.
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-    /// A stream of every element sent from now on.
+    /// A stream of every element sent from now on; it keeps `owner` alive until it ends.
     func subscribe(
-        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded
+        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded,
+        keepingAlive owner: (any Sendable & AnyObject)? = nil
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: bufferingPolicy)
@@ -25,7 +26,9 @@ final class ChangeBroadcaster<Element: Sendable>: Sendable {
             return state.next
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: token) }
+            withExtendedLifetime(owner) {
+                self?.state.withLock { _ = $0.subscribers.removeValue(forKey: token) }
+            }
         }
         return stream
     }

@@ -62,8 +62,11 @@ public struct ObservedRepository<Base: Repository>: Repository {
     /// `changes` reports them: copies the base keeps are dropped first, then every value
     /// stream concerned reads again.
     ///
-    /// - The relay runs until `changes` ends, or until this repository and every copy of it
-    ///   are released, which cancels it (and so ends `changes`'s iteration).
+    /// - The relay runs until `changes` ends, or until this repository, every copy of it and
+    ///   every stream it returned (``changes(bufferingPolicy:)``, ``values(id:)``,
+    ///   ``valuesAll()``) are released, which cancels it (and so ends `changes`'s iteration):
+    ///   `notes.observed(following: …).valuesAll()` follows for as long as the stream is
+    ///   iterated.
     /// - When `changes` throws, the repository stops following: every value stream reads
     ///   no more and ends by throwing that error, and so does every value stream begun later;
     ///   the change streams hear `invalidatedAll`. Make a new one to follow again.
@@ -103,7 +106,7 @@ public struct ObservedRepository<Base: Repository>: Repository {
     public func changes(
         bufferingPolicy: AsyncStream<RepositoryChange<Entity>>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<RepositoryChange<Entity>> {
-        broadcaster.subscribe(bufferingPolicy: bufferingPolicy)
+        broadcaster.subscribe(bufferingPolicy: bufferingPolicy, keepingAlive: relay)
     }
 
     /// A stream of the entity under `id`: its current value (`nil` when absent) at once,
@@ -126,7 +129,9 @@ public struct ObservedRepository<Base: Repository>: Repository {
         relevant: @escaping @Sendable (RepositoryChange<Entity>) -> Bool,
         read: @escaping @Sendable () async throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
-        let changes = broadcaster.subscribe()
+        // The subscription keeps the relay, so a stream of a repository released at once (the
+        // chained `observed(following:).valuesAll()`) still follows.
+        let changes = broadcaster.subscribe(keepingAlive: relay)
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Value.self, bufferingPolicy: .bufferingNewest(1))
         let failure = relay?.failure

@@ -5,7 +5,7 @@ import Testing
 
 /// `observed(following:)`: changes made elsewhere, reported by another sequence, reach the
 /// value streams through `invalidate`, so copies beneath are dropped first.
-@Suite struct ObservedRepositoryFollowingTests {
+@Suite(.timeLimit(.minutes(1))) struct ObservedRepositoryFollowingTests {
     typealias Changes = AsyncThrowingStream<RepositoryChange<Item>, any Error>
 
     @Test func aChangeMadeElsewhereDropsTheCachedCopyAndTheValueStreamReadsTheSource() async throws {
@@ -26,6 +26,25 @@ import Testing
         try await source.save(item(1, 2))
         elsewhere.yield(.invalidatedAll)
         #expect(try await values.next() == .some(item(1, 2)))
+    }
+
+    /// The one-line form: the observed repository is released once the stream is made, and
+    /// the stream keeps following.
+    @Test func aValueStreamOfARepositoryReleasedAtOnceStillFollows() async throws {
+        let source = InMemoryRepository<Item>([item(1)])
+        let (followed, elsewhere) = Changes.makeStream()
+        var values = Self.valuesOf(1, in: source, following: followed).makeAsyncIterator()
+        #expect(try await values.next() == .some(item(1)))
+        try await source.save(item(1, 1))
+        elsewhere.yield(.invalidated([1]))
+        #expect(try await values.next() == .some(item(1, 1)))
+    }
+
+    /// A value stream of an observed repository that does not outlive this call.
+    private static func valuesOf(
+        _ id: Int, in source: InMemoryRepository<Item>, following changes: Changes
+    ) -> AsyncThrowingStream<Item?, any Error> {
+        source.observed(following: changes).values(id: id)
     }
 
     @Test func everyKindOfChangeIsAnnouncedAsAnInvalidation() async throws {
