@@ -147,7 +147,6 @@ where Entity.ID: Decodable & Sendable {
         from position: inout Position, failingSince: inout ContinuousClock.Instant?, generation: Int
     ) async -> Duration? {
         guard let interval = interval(ifCurrent: generation) else { return nil }
-        checks.add(1, ordering: .relaxed)
         do {
             switch position {
             case .starting, .expired:
@@ -210,12 +209,16 @@ where Entity.ID: Decodable & Sendable {
         return .invalidated(ids)
     }
 
-    /// The shortest interval the streams asked for, or `nil` when `generation` is no longer
-    /// the running task's (or no stream is left).
+    /// The shortest interval the streams asked for, counting the check about to begin, or
+    /// `nil` when `generation` is no longer the running task's (or no stream is left).
     private func interval(ifCurrent generation: Int) -> Duration? {
         state.withLock { state in
-            guard state.generation == generation else { return nil }
-            return state.subscribers.values.map(\.interval).min()
+            guard state.generation == generation,
+                let interval = state.subscribers.values.map(\.interval).min()
+            else { return nil }
+            // Counted here, so no check begins uncounted once the last stream has gone.
+            checks.add(1, ordering: .relaxed)
+            return interval
         }
     }
 
