@@ -25,23 +25,49 @@ extension Outbox {
     /// survives in its file, so the outbox keeps a session marker, as a journal outbox does,
     /// and the first pull after an unclean end reads the remote in full.
     ///
-    /// The outbox serves this repository only: give the same `local` to `offlineFirst`. One
-    /// outbox instance at a time holds it, in this process or another. Beside the database go
-    /// its files, named after the database file and the table's name in lower case: the lock
-    /// (`notes.sqlite.outbox-note.lock`), the time of the last sync (`.synced`), the feed's
-    /// cursor (`.cursor`) and, at a relaxed `synchronous`, the session marker (`.open`). Move
-    /// or delete them with the database. Close the outbox before `local`: closing `local`
-    /// closes the connection both use, and the outbox's calls then throw `closed`.
+    /// The outbox serves this repository only: give the same `local` to `offlineFirst`.
+    ///
+    /// **Several instances, several processes.** An app and its extension (a widget, a share
+    /// extension) each open the database in the app group's container and an outbox in it,
+    /// and both write, at once:
+    ///
+    /// ```swift
+    /// let notes = try await SQLiteRepository<Note>(fileURL: group.appending(path: "notes.sqlite"))
+    /// let outbox = try await Outbox(in: notes)
+    /// ```
+    ///
+    /// - Every change to the outbox (a write's change, a sync's answer, a retry, a discard)
+    ///   reads the changes it replaces inside the transaction that writes it, so a change one
+    ///   process makes while the other syncs is neither lost nor taken for the one sent. The
+    ///   highest revision handed out is kept in the file (`repositories_revisions_` followed by
+    ///   the table's name), so no two changes share one.
+    /// - A pull writes the remote's versions in a transaction that leaves out every ID with a
+    ///   pending change as it reads the outbox then: a change the other process just made is
+    ///   never overwritten.
+    /// - One instance syncs at a time, in any process: a sync holds the lock of the file
+    ///   `notes.sqlite.outbox-note.lock` while it runs, and a sync elsewhere waits for it (up
+    ///   to `lockWait`, five minutes by default, then throws `locked`). A killed process lets go of it with its end.
+    /// - ``pendingChanges()``, the repository's snapshots and its conflicts read the outbox's
+    ///   tables, and read them again when another connection commits to the file (SQLite's
+    ///   `data_version`, checked every 50 ms while a stream is iterated). The local rows another process
+    ///   writes reach `values` through `observed(following: local.committedChanges())`.
+    ///
+    /// Beside the database go the outbox's files, named after the database file and the
+    /// table's name in lower case: the sync lock (`notes.sqlite.outbox-note.lock`), the time of
+    /// the last sync (`.synced`), the feed's cursor (`.cursor`) and, at a relaxed
+    /// `synchronous`, the session marker (`.open`). Move or delete them with the database.
+    /// Close the outbox before `local`: closing `local` closes the connection both use, and
+    /// the outbox's calls then throw `closed`.
     ///
     /// - Parameters:
     ///   - local: the local store, opened from a file.
-    ///   - lockWait: how long opening waits for another holder of the outbox to let go before
-    ///     throwing `locked`; `nil` throws at once.
+    ///   - lockWait: how long a sync waits for another instance's sync to end before throwing
+    ///     `locked` (any number of instances open the outbox at once; one syncs at a time);
+    ///     `nil` waits up to five minutes.
     ///   - migrations: the entity's version and upgrades, for changes queued by an earlier
     ///     release of the app; by default `local`'s own.
     /// - Throws: `rejected` for an in-memory `local` (an outbox must outlive the process);
-    ///   `locked` when another instance holds the outbox; what opening an `SQLiteRepository`
-    ///   throws for its tables (`writtenByNewerVersion`, `corrupted`, `decodingFailed` naming
+    ///   what opening an `SQLiteRepository` throws for its tables (`writtenByNewerVersion`, `corrupted`, `decodingFailed` naming
     ///   the change, with nothing changed).
     public convenience init(
         in local: SQLiteRepository<Entity>, lockWait: Duration? = nil, migrations: Migrations<Entity>? = nil
@@ -59,72 +85,42 @@ extension Outbox {
                     ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0
                 }))
         let sidecars = fileURL.appendingPathExtension("outbox-\(name)")
-        let lock = try await OutboxLock(
-            url: sidecars.appendingPathExtension("lock"), lockWait: lockWait,
-            holding: "of the table \(local.tableName) in \(fileURL.path)")
         let records: SQLiteRepository<OutboxRecord<Entity>>
         let conflicts: SQLiteRepository<StoredConflict<Entity, Entity.ID>>
         do {
-            do {
-                records = try await SQLiteRepository(
-                    beside: local, tableName: "repositories_outbox_\(local.tableName)",
-                    migrations: try Self.recordMigrations(migrations))
-            } catch {
-                throw Self.openingError(error, location: fileURL.path)
-            }
+            records = try await SQLiteRepository(
+                beside: local, tableName: "repositories_outbox_\(local.tableName)",
+                migrations: try Self.recordMigrations(migrations))
+        } catch {
+            throw Self.openingError(error, location: fileURL.path)
+        }
+        do {
             conflicts = try await SQLiteRepository(
                 beside: local, tableName: "repositories_conflicts_\(local.tableName)",
                 migrations: try Self.conflictMigrations(migrations))
         } catch {
-            lock.release()
+            // The error that stopped the opening is the one to tell.
+            do { try await records.close() } catch {}
             throw error
         }
-        let joint = SQLiteOutboxJoint(local: local, records: records)
+        let joint: SQLiteOutboxJoint<Entity>
+        do {
+            joint = try await SQLiteOutboxJoint(local: local, records: records)
+        } catch {
+            do { try await conflicts.close() } catch {}
+            do { try await records.close() } catch {}
+            throw error
+        }
         try await self.init(
             parts: OutboxParts(
                 records: records, conflicts: conflicts, fileURL: fileURL, sidecars: sidecars, joint: joint,
+                syncLock: OutboxSyncLock(
+                    url: sidecars.appendingPathExtension("lock"), wait: lockWait ?? .seconds(300),
+                    holding: "of the table \(local.tableName) in \(fileURL.path)"),
                 // A crash cannot split a write; with relaxed durability a power loss can still
                 // lose the last commits while the feed's cursor, in its own file, survives.
-                marksSessions: local.options.synchronous != .full),
-            lock: lock)
+                marksSessions: local.options.synchronous != .full))
     }
 }
 
 extension SQLiteRepository: OutboxStorage {}
-
-/// The outbox's records and the local store's rows, written in one transaction of the local
-/// store's database.
-struct SQLiteOutboxJoint<Entity: Codable & Identifiable & Sendable>: OutboxJointStorage
-where Entity.ID: Codable & Sendable {
-    let local: SQLiteRepository<Entity>
-    let records: SQLiteRepository<OutboxRecord<Entity>>
-
-    func joins(_ store: Any) -> Bool {
-        (store as? SQLiteRepository<Entity>) === local
-    }
-
-    func commit(
-        saving: [OutboxRecord<Entity>], erasing: [Entity.ID], applying change: LocalChange<Entity>
-    ) async throws {
-        let table = records.database.table
-        let sibling = records.database.siblingNumber
-        var writes: [SQLiteWrite] = []
-        if !saving.isEmpty {
-            writes.append(.into(table, .upsertAll(try saving.map(records.encode)), sibling: sibling))
-        }
-        if !erasing.isEmpty {
-            writes.append(.into(table, .delete(try records.distinctKeys(erasing)), sibling: sibling))
-        }
-        switch change {
-        case .save(let entity): writes.append(.upsert(try local.encode(entity)))
-        case .saveBatch(let entities): writes.append(.upsertAll(try entities.map(local.encode)))
-        case .delete(let id): writes.append(.deleteOne(try local.key(for: id)))
-        case .deleteBatch(let ids): writes.append(.delete(try local.distinctKeys(ids)))
-        case .deleteAll: writes.append(.deleteAll)
-        }
-        // Refused once the outbox is closed, as its other calls are: its tables share the
-        // local store's connection, which stays open.
-        try records.database.refuseIfSiblingClosed()
-        try await local.database.submit(.together(writes))
-    }
-}

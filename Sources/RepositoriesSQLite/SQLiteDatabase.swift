@@ -701,6 +701,13 @@ actor SQLiteDatabase {
         try Self.mapping(location) { try connection.close() }
     }
 
+    /// SQLite's `data_version` on the writer: a number that changes when another connection
+    /// (another instance, another process) commits to the file, and never for this one's own
+    /// commits, which its siblings share.
+    func dataVersion() throws -> Int64 {
+        try perform { try $0.integer("PRAGMA data_version") ?? 0 }
+    }
+
     // MARK: Shared
 
     /// Runs `body` on the writer, on its queue, mapping SQLite's errors.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One write a caller hands to the writer: keys and bytes, already encoded in the caller's
 /// task, so nothing that can fail to encode ever reaches a shared transaction.
@@ -23,12 +24,16 @@ enum SQLiteWrite: Sendable {
     /// Writes nothing and touches no table: its caller returns once every write queued before
     /// it has been committed or has failed (a sibling's `close()` waits so).
     case barrier
+    /// Runs a body that reads and writes in one transaction no other connection interleaves
+    /// with: an outbox's read-modify-write, which another process may race.
+    case reading(SQLiteReadingWrite)
 
     /// The tables of siblings the write touches (``into(_:_:sibling:)``), by name.
     var tableNames: [String] {
         switch self {
         case .into(let table, _, _): [table.name]
         case .together(let writes): writes.flatMap(\.tableNames)
+        case .reading(let write): write.tableNames
         default: []
         }
     }
@@ -38,6 +43,7 @@ enum SQLiteWrite: Sendable {
         switch self {
         case .into(_, _, let sibling): [sibling]
         case .together(let writes): writes.flatMap(\.siblings)
+        case .reading(let write): write.siblings
         default: []
         }
     }
@@ -47,6 +53,7 @@ enum SQLiteWrite: Sendable {
     var deletionCount: Int {
         switch self {
         case .upsert, .upsertAll, .barrier: 0
+        case .reading(let write): write.deletionCount
         case .deleteOne: 1
         case .delete(let keys): keys.count
         case .deleteAll: SQLiteDatabase.deletionsBetweenPrunes
@@ -83,10 +90,45 @@ enum SQLiteWrite: Sendable {
             try write.apply(to: other, on: connection, maximumChunk: maximumChunk)
         case .barrier:
             return
+        case .reading(let write):
+            try connection.transaction(.immediate) { try write.run(on: connection) }
         case .together(let writes):
             try connection.transaction(.immediate) {
                 for write in writes { try write.apply(to: table, on: connection, maximumChunk: maximumChunk) }
             }
         }
+    }
+}
+
+/// A write whose statements depend on what it reads: run on the writer, inside the
+/// transaction (`BEGIN IMMEDIATE`, or the group's savepoint), so what it read is what it
+/// changes, whoever else writes the file.
+final class SQLiteReadingWrite: Sendable {
+    /// The tables of siblings it touches, by name, for the errors it throws.
+    let tableNames: [String]
+    /// The numbers of the siblings whose tables it touches: refused once one is closed.
+    let siblings: [UInt64]
+    /// Reads and writes on the writer's connection, inside the transaction; returns how many
+    /// rows of the owner's table it deleted.
+    let body: @Sendable (SQLiteConnection) throws -> Int
+    private let deleted = Mutex(0)
+
+    /// A write of `body`, which touches the tables `tableNames` of the siblings `siblings`.
+    init(
+        tableNames: [String], siblings: [UInt64], body: @escaping @Sendable (SQLiteConnection) throws -> Int
+    ) {
+        self.tableNames = tableNames
+        self.siblings = siblings
+        self.body = body
+    }
+
+    /// How many rows of the owner's table the last run deleted, toward the next prune of
+    /// tombstones.
+    var deletionCount: Int { deleted.withLock { $0 } }
+
+    /// Runs the body on `connection`, inside the transaction.
+    func run(on connection: SQLiteConnection) throws {
+        let count = try body(connection)
+        deleted.withLock { $0 = count }
     }
 }

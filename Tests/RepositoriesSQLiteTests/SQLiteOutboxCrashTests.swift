@@ -50,28 +50,10 @@ import Testing
             ])
             try await child.waitForLine("ready")
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...150, using: &random)))
-            let lines = await child.kill()
-            // What each ID may hold now: the acknowledged state, or the one a write caught by
-            // the kill was making.
-            var inFlight: [Int: State] = [:]
-            for line in lines {
-                let words = line.split(separator: " ").map(String.init)
-                switch words.first {
-                case "try" where words.count >= 3:
-                    guard let id = Int(words[2]) else { continue }
-                    inFlight.updateValue(words[1] == "save" ? Int(words[3]) : nil, forKey: id)
-                    next = max(next, id + 1)
-                case "saved" where words.count == 3:
-                    guard let id = Int(words[1]) else { continue }
-                    acknowledged.updateValue(Int(words[2]), forKey: id)
-                    inFlight.removeValue(forKey: id)
-                case "deleted" where words.count == 2:
-                    guard let id = Int(words[1]) else { continue }
-                    acknowledged.updateValue(nil, forKey: id)
-                    inFlight.removeValue(forKey: id)
-                default: continue
-                }
-            }
+            let said = OfflineFirstTranscript(await child.kill())
+            acknowledged.merge(said.acknowledged) { _, new in new }
+            let inFlight = said.inFlight
+            next = max(next, said.highestID + 1)
             writesCaughtHalfWay += inFlight.isEmpty ? 0 : 1
 
             let remote = try await SQLiteRepository<FixtureEntity>(fileURL: remoteURL)
@@ -83,31 +65,10 @@ import Testing
             let pending = try await outbox.changes()
             pendingFound += pending.count
             let rows = Dictionary(uniqueKeysWithValues: try await local.fetchAll().map { ($0.id, $0) })
-            for change in pending {
-                switch change.kind {
-                case .save(let entity):
-                    #expect(
-                        rows[change.id] == entity,
-                        "round \(round): the change to \(change.id) and its row split")
-                case .delete:
-                    #expect(
-                        rows[change.id] == nil, "round \(round): the delete of \(change.id) and its row split"
-                    )
-                }
-            }
-            // Every acknowledged write is there (or the write the kill caught, made whole).
-            for (id, state) in acknowledged where !contested.contains(id) {
-                let here = rows[id].map { $0.revision ?? -1 }
-                let allowed: [State] = [state] + (inFlight[id].map { [$0] } ?? [])
-                #expect(
-                    allowed.contains(here),
-                    "round \(round): \(id) holds \(String(describing: here)), acknowledged \(String(describing: state))"
-                )
-            }
-            for (id, state) in inFlight where acknowledged[id] == nil {
-                let here = rows[id].map { $0.revision ?? -1 }
-                #expect([State.none, state].contains(here), "round \(round): \(id) half-written")
-            }
+            expectNothingSplitOrLost(
+                pending: pending, rows: rows, acknowledged: acknowledged, inFlight: inFlight,
+                contested: contested,
+                round: round)
 
             let notes = remote.offlineFirst(
                 local: local, outbox: outbox, conflicts: .lastWriterWins, automaticSync: nil)
@@ -122,12 +83,8 @@ import Testing
                 acknowledged.updateValue(settled[id].map { $0.revision ?? -1 }, forKey: id)
             }
             let stored = Dictionary(uniqueKeysWithValues: try await remote.fetchAll().map { ($0.id, $0) })
-            for (id, state) in acknowledged where !contested.contains(id) {
-                #expect(
-                    stored[id].map { $0.revision ?? -1 } == state,
-                    "round \(round): the remote holds \(id) as \(String(describing: stored[id]?.revision)), acknowledged \(String(describing: state))"
-                )
-            }
+            expectRemoteHoldsAcknowledged(
+                stored, acknowledged: acknowledged, contested: contested, round: round)
             #expect(settled == stored, "round \(round): the device and the remote differ")
             var kept = notes.conflicts().makeAsyncIterator()
             conflictsKept = await kept.next()?.count ?? 0

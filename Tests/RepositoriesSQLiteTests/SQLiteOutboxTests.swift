@@ -147,25 +147,6 @@ import Testing
         try await device.close()
     }
 
-    @Test func oneOutboxInstanceHoldsTheTableAtATime() async throws {
-        let directory = try TemporaryDirectory()
-        let url = directory.file("device.sqlite")
-        let local = try await SQLiteRepository<FixtureEntity>(fileURL: url)
-        let outbox = try await Outbox(in: local)
-        let other = try await SQLiteRepository<FixtureEntity>(fileURL: url)
-        await #expect {
-            _ = try await Outbox(in: other)
-        } throws: { error in
-            (error as? RepositoryError)?.code == .locked
-                && (error as? RepositoryError)?.reason.contains("FixtureEntity") == true
-        }
-        try await outbox.close()
-        let reopened = try await Outbox(in: other)
-        try await reopened.close()
-        try await other.close()
-        try await local.close()
-    }
-
     @Test func aClosedOutboxRefusesWritesAndLeavesTheLocalStoreOpen() async throws {
         let directory = try TemporaryDirectory()
         let device = try await Device(directory.file("device.sqlite"), remote: InMemoryRepository())

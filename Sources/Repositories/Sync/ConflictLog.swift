@@ -48,6 +48,10 @@ where Entity.ID: Codable & Sendable {
         publish()
     }
 
-    /// Tells the streams of ``updates()`` to read the conflicts again.
-    private func publish() { signals.send(()) }
+    /// How many streams of ``updates()`` are iterated.
+    var subscriberCount: Int { signals.subscriberCount }
+
+    /// Tells the streams of ``updates()`` to read the conflicts again: this instance changed
+    /// them, or another one that shares the storage may have.
+    func publish() { signals.send(()) }
 }

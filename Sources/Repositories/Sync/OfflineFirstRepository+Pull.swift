@@ -119,10 +119,15 @@ extension OfflineFirstRepository {
             let current = try await local.fetchAll()
             let copies = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             let changed = values.filter { !pending.contains($0.id) && !Plan.same(copies[$0.id], $0) }
-            _OfflineFirstTestHooks.reached(.pulling)
-            if !changed.isEmpty { try await local.save(contentsOf: changed) }
             let remoteIDs = Set(values.map(\.id))
             let gone = current.map(\.id).filter { !remoteIDs.contains($0) && !pending.contains($0) }
+            if let joint = outbox.joint {
+                await _OfflineFirstTestHooks.reachedHolding(.pulling)
+                let applied = try await joint.applyRemote(saving: changed, deleting: gone)
+                return applied.saved.count + applied.deleted.count
+            }
+            _OfflineFirstTestHooks.reached(.pulling)
+            if !changed.isEmpty { try await local.save(contentsOf: changed) }
             _OfflineFirstTestHooks.reached(.pulling)
             if !gone.isEmpty { try await local.delete(ids: gone) }
             return changed.count + gone.count
@@ -140,12 +145,18 @@ extension OfflineFirstRepository {
             let pending = try await outbox.records(ids)
             let copies = Dictionary(
                 try await local.fetch(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-            let changed = page.saved.filter { pending[$0.id] == nil && !Plan.same(copies[$0.id], $0) }
-            _OfflineFirstTestHooks.reached(.pulling)
-            if !changed.isEmpty { try await local.save(contentsOf: changed) }
-            let gone = page.deleted.filter { pending[$0] == nil && copies[$0] != nil }
-            _OfflineFirstTestHooks.reached(.pulling)
-            if !gone.isEmpty { try await local.delete(ids: gone) }
+            var changed = page.saved.filter { pending[$0.id] == nil && !Plan.same(copies[$0.id], $0) }
+            var gone = page.deleted.filter { pending[$0] == nil && copies[$0] != nil }
+            if let joint = outbox.joint {
+                // Another instance may record a change meanwhile: the transaction leaves it out.
+                await _OfflineFirstTestHooks.reachedHolding(.pulling)
+                (changed, gone) = try await joint.applyRemote(saving: changed, deleting: gone)
+            } else {
+                _OfflineFirstTestHooks.reached(.pulling)
+                if !changed.isEmpty { try await local.save(contentsOf: changed) }
+                _OfflineFirstTestHooks.reached(.pulling)
+                if !gone.isEmpty { try await local.delete(ids: gone) }
+            }
             return changed.map { LocalWrite(id: $0.id, entity: $0, wasStored: copies[$0.id] != nil) }
                 + gone.map { LocalWrite(id: $0, entity: nil, wasStored: true) }
         }

@@ -3,7 +3,9 @@ import Foundation
 extension OfflineFirstRepository {
     /// Sends every pending change to the remote in order, then replaces the local state
     /// with the remote's, keeping the entities that have a pending change. One sync runs at
-    /// a time; a caller that arrives during one waits and runs after it.
+    /// a time; a caller that arrives during one waits and runs after it. With an outbox that
+    /// several instances share (`Outbox(in:)`, an app and its extension), one sync runs at a
+    /// time across all of them, in any process: a sync waits for another instance's.
     ///
     /// - Throws: the first transient failure (the remote unreachable or busy: the changes
     ///   not sent stay pending, their try counted), or the pull's error. A change the remote
@@ -21,9 +23,11 @@ extension OfflineFirstRepository {
             let tally = SyncTally<ID>()
             let start = ContinuousClock.now
             do {
-                try await push(tally)
-                try await pull(tally)
-                try outbox.noteSynced(at: Date())
+                try await outbox.whileSyncing {
+                    try await push(tally)
+                    try await pull(tally)
+                    try outbox.noteSynced(at: Date())
+                }
                 engine.syncEnded(with: nil)
                 return tally.report(duration: ContinuousClock.now - start)
             } catch {

@@ -177,6 +177,9 @@ where
         engine.startInterval { [self] in try await sync() }
         engine.startWatching { [self] in try await sync() }
         try await engine.prepareOnce { [outbox, local] in
+            // A joint outbox and the local store are written in one transaction: nothing to
+            // apply again, and another process may be writing both meanwhile.
+            guard outbox.joint == nil else { return }
             var saves: [Entity] = []
             var deletes: [ID] = []
             for record in try await outbox.records() {
@@ -397,7 +400,7 @@ extension OfflineFirstRepository {
     /// }
     /// ```
     public func conflicts() -> AsyncStream<[SyncConflict<Entity>]> {
-        outbox.conflicts.updates()
+        outbox.conflictUpdates()
     }
 
     /// Forgets `conflict`: the app has shown it, or has no use for it. A conflict forgotten

@@ -46,21 +46,24 @@ where Entity.ID: Codable & Sendable {
     /// The conflicts settled and not yet acknowledged, in storage of their own beside the
     /// changes' (a file beside the journal, or a table beside the outbox's).
     let conflicts: ConflictLog<Entity>
-    /// Orders read-modify-writes of one ID's record.
+    /// Orders read-modify-writes of one ID's record, without ``joint`` storage (whose
+    /// transactions order them).
     private let lock = KeyedAsyncLock<Entity.ID>()
     private let revisions: RevisionCounter
     private let signals = ChangeBroadcaster<OutboxChange>()
-    /// The pending changes as ``changes()`` gives them, kept with every write to `store`.
+    /// The pending changes as ``changes()`` gives them, kept with every write to `store`;
+    /// unused with ``joint`` storage, which other instances write too: its table is read.
     private let list: Mutex<PendingList<Entity>>
+    /// Tells the streams when another instance committed, with ``joint`` storage.
+    private let commits = OutboxCommitWatch()
+    /// The lock a sync holds when other instances share the outbox.
+    private let syncLock: OutboxSyncLock?
     private let syncedAt: Mutex<Date?>
     /// The cursor of the last page of the remote's change feed the local store took.
     let pullCursor: PullCursorFile
     /// Whether the last session ended without closing the outbox; `nil` when a crash cannot
     /// split a write between the outbox and the local store (``joint``).
     let session: SessionMarker?
-    /// The lock of an outbox whose storage takes none of its own.
-    private let exclusive: OutboxLock?
-
     /// The file beside the outbox that keeps when a sync last finished.
     private let syncedAtURL: URL
 
@@ -118,13 +121,12 @@ where Entity.ID: Codable & Sendable {
                 marksSessions: true))
     }
 
-    /// Opens an outbox made of `parts`, holding `lock` when the storage takes no lock of its
-    /// own. On failure every part is closed and the lock released.
-    package init(parts: OutboxParts<Entity>, lock: OutboxLock? = nil) async throws {
+    /// Opens an outbox made of `parts`. On failure every part is closed.
+    package init(parts: OutboxParts<Entity>) async throws {
         fileURL = parts.fileURL
         store = parts.records
         joint = parts.joint
-        exclusive = lock
+        syncLock = parts.syncLock
         syncedAtURL = parts.sidecars.appendingPathExtension("synced")
         conflicts = ConflictLog(store: parts.conflicts)
         do {
@@ -135,16 +137,15 @@ where Entity.ID: Codable & Sendable {
                 throw Self.openingError(error, location: parts.fileURL.path)
             }
             revisions = RevisionCounter(after: records.map(\.revision).max() ?? 0)
-            list = Mutex(PendingList(records.map(\.change)))
+            list = Mutex(PendingList(parts.joint == nil ? records.map(\.change) : []))
             syncedAt = Mutex(try Self.readSyncedAt(parts.sidecars.appendingPathExtension("synced")))
             pullCursor = try PullCursorFile(url: parts.sidecars.appendingPathExtension("cursor"))
             session =
                 parts.marksSessions
                 ? try SessionMarker(url: parts.sidecars.appendingPathExtension("open")) : nil
         } catch {
-            // Opening failed half way: let go of the outbox's storage and its lock, so a fix and
-            // a retry can open it. The error that stopped the opening is the one to tell.
-            defer { lock?.release() }
+            // Opening failed half way: let go of the outbox's storage, so a fix and a retry can
+            // open it. The error that stopped the opening is the one to tell.
             do { try await parts.conflicts.close() } catch {}
             do { try await store.close() } catch {}
             throw error
@@ -201,6 +202,22 @@ where Entity.ID: Codable & Sendable {
         syncedAt.withLock { $0 = date }
     }
 
+    /// Runs a sync's `body`, one at a time across the instances that share the outbox: holding
+    /// the sync lock, with the feed's cursor and the time of the last sync read again, since
+    /// another instance's sync may have moved them. Without a sync lock, only this instance
+    /// syncs the outbox, and `body` runs as it is.
+    ///
+    /// - Throws: `locked` when another instance syncs past the lock's wait; what `body` throws.
+    func whileSyncing<T>(_ body: () async throws -> T) async throws -> T {
+        guard let syncLock else { return try await body() }
+        return try await syncLock.holding {
+            try pullCursor.reload()
+            let date = try Self.readSyncedAt(syncedAtURL)
+            syncedAt.withLock { $0 = date }
+            return try await body()
+        }
+    }
+
     private static func readSyncedAt(_ url: URL) throws -> Date? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
@@ -214,8 +231,6 @@ where Entity.ID: Codable & Sendable {
 
     /// Closes the outbox's file and releases its lock; later calls throw `closed`.
     public func close() async throws {
-        // Released last: another instance may open once the marker is gone, not before.
-        defer { exclusive?.release() }
         var failure: (any Error)?
         do { try await conflicts.close() } catch { failure = error }
         do { try await store.close() } catch { failure = failure ?? error }
@@ -243,7 +258,29 @@ where Entity.ID: Codable & Sendable {
     /// The pending changes now, then again after every change to them: for a badge, or a
     /// "3 changes waiting" line. The stream ends when the outbox cannot be read (closed).
     public func pendingChanges() -> AsyncStream<[PendingChange<Entity>]> {
-        signals.readOnEverySignal { [self] in try await changes() }
+        defer { watchOtherInstances() }
+        return signals.readOnEverySignal { [self] in try await changes() }
+    }
+
+    /// The conflicts kept, now, then after every change to them, by this instance or (with
+    /// ``joint`` storage) another one.
+    func conflictUpdates() -> AsyncStream<[SyncConflict<Entity>]> {
+        defer { watchOtherInstances() }
+        return conflicts.updates()
+    }
+
+    /// With ``joint`` storage, which other instances write too, starts the task that signals
+    /// their commits to the streams subscribed (of the pending changes, of the snapshots, of
+    /// the conflicts), unless it runs.
+    private func watchOtherInstances() {
+        guard let joint else { return }
+        commits.keepWatching(
+            while: { [signals, conflicts] in signals.subscriberCount + conflicts.subscriberCount > 0 },
+            read: { try await joint.othersCommits() },
+            signal: { [signals, conflicts] in
+                signals.send(.other)
+                conflicts.publish()
+            })
     }
 
     /// `read` of the pending changes as they are now, without reading the file's records:
@@ -251,6 +288,10 @@ where Entity.ID: Codable & Sendable {
     ///
     /// - Throws: `closed` after ``close()``.
     func current<T>(_ read: (PendingList<Entity>) -> T) async throws -> T {
+        guard joint == nil else {
+            // Shared with other instances: what the table holds now.
+            return read(PendingList(try await store.fetchAll().map(\.change)))
+        }
         // The store throws `closed` once the outbox is closed; the list is never emptied.
         _ = try await store.count()
         return list.withLock { read($0) }
@@ -261,6 +302,7 @@ where Entity.ID: Codable & Sendable {
     /// snapshot streams itself.
     func changesBesidesWrites() -> AsyncStream<Void> {
         let signals = signals.subscribe(bufferingPolicy: .bufferingNewest(1))
+        defer { watchOtherInstances() }
         return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let task = Task {
                 for await change in signals where change == .other { continuation.yield() }
@@ -301,8 +343,8 @@ where Entity.ID: Codable & Sendable {
         applying local: LocalChange<Entity>? = nil
     ) async throws -> Undo {
         let ids = changes.map(\.id)
-        return try await lock.withLock(.keys(Set(ids))) {
-            let existing = try await records(ids)
+        let location = fileURL.path
+        return try await edit(ids, telling: .recorded) { existing, highest in
             let fresh = ids.filter { existing[$0] == nil }
             let now = Date()
             var latest: [Entity.ID: Record] = [:]
@@ -310,8 +352,9 @@ where Entity.ID: Codable & Sendable {
                 var record = Record(
                     id: change.id, entity: change.entity,
                     base: existing[change.id].map(\.base) ?? localBases[change.id],
-                    key: IdempotencyKey.make(), revision: try nextRevision(), attempts: 0, lastError: nil,
-                    rejected: false, madeAt: now)
+                    key: IdempotencyKey.make(),
+                    revision: try Self.revision(after: &highest, location: location),
+                    attempts: 0, lastError: nil, rejected: false, madeAt: now)
                 if let replaced = existing[change.id] {
                     record.possiblyApplied = Self.possiblyApplied(after: replaced)
                     record.baseUpgraded = replaced.baseUpgraded
@@ -320,13 +363,8 @@ where Entity.ID: Codable & Sendable {
             }
             var seen = Set<Entity.ID>()
             let batch = ids.filter { seen.insert($0).inserted }.compactMap { latest[$0] }
-            if let local {
-                try await persist(batch, applying: local)
-            } else {
-                try await persist(batch)
-            }
-            publish(.recorded)
-            return Undo(previous: Array(existing.values), added: fresh)
+            return OutboxEdit(
+                saving: batch, local: local, result: Undo(previous: Array(existing.values), added: fresh))
         }
     }
 
@@ -355,8 +393,7 @@ where Entity.ID: Codable & Sendable {
     /// under it; `nil` for a conditional one, which a retry sends on the version it then reads.
     func markSending(_ records: [Record], underKey key: String?, condition: SentCondition? = nil) async throws
     {
-        try await lock.withLock(.keys(Set(records.map(\.id)))) {
-            let current = try await self.records(records.map(\.id))
+        try await edit(records.map(\.id), telling: nil) { current, _ in
             var changed: [Record] = []
             for record in records {
                 guard var now = current[record.id] else { continue }
@@ -378,17 +415,15 @@ where Entity.ID: Codable & Sendable {
                 }
                 changed.append(now)
             }
-            if !changed.isEmpty { try await persist(changed) }
+            return OutboxEdit(saving: changed, result: ())
         }
     }
 
-    /// Puts back what ``record(_:bases:)`` replaced: the local store could not take the change.
+    /// Puts back what ``record(_:localBases:applying:)`` replaced: the local store could not
+    /// take the change.
     func undo(_ undo: Undo) async throws {
-        let ids = undo.previous.map(\.id) + undo.added
-        try await lock.withLock(.keys(Set(ids))) {
-            if !undo.added.isEmpty { try await erase(undo.added) }
-            if !undo.previous.isEmpty { try await persist(undo.previous) }
-            publish()
+        try await edit(undo.previous.map(\.id) + undo.added) { _, _ in
+            OutboxEdit(saving: undo.previous, erasing: undo.added, result: ())
         }
     }
 
@@ -396,8 +431,7 @@ where Entity.ID: Codable & Sendable {
     /// that one stays, now based on what the remote said it stored (`echoes`, by ID: its
     /// answer's echo, ``WriteEcho``), or else on what was sent.
     func acknowledge(_ sent: [Record], echoes: [Entity.ID: Entity] = [:]) async throws {
-        try await lock.withLock(.keys(Set(sent.map(\.id)))) {
-            let current = try await records(sent.map(\.id))
+        try await edit(sent.map(\.id)) { current, _ in
             var done: [Entity.ID] = []
             var rebased: [Record] = []
             for record in sent {
@@ -414,9 +448,7 @@ where Entity.ID: Codable & Sendable {
                     rebased.append(later)
                 }
             }
-            if !done.isEmpty { try await erase(done) }
-            if !rebased.isEmpty { try await persist(rebased) }
-            publish()
+            return OutboxEdit(saving: rebased, erasing: done, result: ())
         }
     }
 
@@ -427,6 +459,8 @@ where Entity.ID: Codable & Sendable {
     /// - Throws: `corrupted` naming the change when its count of tries cannot grow (it is
     ///   at `Int.max - 1`, which only damage or tampering reaches); nothing is written then.
     func fail(_ sent: [Record], with error: any Error, rejected: Bool) async throws {
+        let location = fileURL.path
+        let error = StoredChangeError(error)
         try await update(sent) { record in
             // A change already refused stays refused, with its error, whatever fails later.
             if record.rejected && !rejected { return }
@@ -434,12 +468,12 @@ where Entity.ID: Codable & Sendable {
                 var damage = RepositoryError.corrupted(
                     "The count of tries of the change to \(record.id) in the outbox, \(record.attempts), "
                         + "cannot grow: only damage or tampering reaches it",
-                    location: fileURL.path)
+                    location: location)
                 damage.record = "\(record.id)"
                 throw damage
             }
             record.attempts = attempts
-            record.lastError = .init(error)
+            record.lastError = error
             record.rejected = rejected
             // A refusal is an answer: a later try is a request of its own. A transient failure
             // is none: the next try sends the same request again.
@@ -463,14 +497,12 @@ where Entity.ID: Codable & Sendable {
     /// answered with the refusal, a save sent under it would be answered with that refusal.
     @discardableResult
     func requestRefused(_ records: [Record], rekey: Bool = false) async throws -> [Entity.ID: Record] {
-        var result: [Entity.ID: Record] = [:]
-        try await update(records) { current in
+        let updated = try await update(records) { current in
             current.sentCondition = nil
             current.sentKey = nil
             if rekey { current.key = IdempotencyKey.make() }
-            result[current.id] = current
         }
-        return result
+        return Dictionary(updated.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// Notes the answer to the unanswered conditional request that carried an earlier
@@ -478,8 +510,8 @@ where Entity.ID: Codable & Sendable {
     /// that version (kept among ``StoredChange/possiblyApplied``, no longer to be sent);
     /// refused, it never held it (forgotten).
     func earlierRequestAnswered(of id: Entity.ID, key: String, applied: Bool) async throws {
-        try await lock.withLock(.key(id)) {
-            guard var record = try await record(of: id) else { return }
+        try await edit([id], telling: nil) { current, _ in
+            guard var record = current[id] else { return OutboxEdit(result: ()) }
             if applied {
                 for index in record.possiblyApplied.indices where record.possiblyApplied[index].key == key {
                     record.possiblyApplied[index].key = nil
@@ -488,7 +520,7 @@ where Entity.ID: Codable & Sendable {
             } else {
                 record.possiblyApplied.removeAll { $0.key == key }
             }
-            try await persist([record])
+            return OutboxEdit(saving: [record], result: ())
         }
     }
 
@@ -502,7 +534,6 @@ where Entity.ID: Codable & Sendable {
         of record: Record, with entity: Entity, mergedWith remote: Entity?,
         savingIn local: some Repository<Entity, Entity.ID>
     ) async throws -> Record? {
-        var result: Record?
         try await update([record], applying: .save(entity), to: local) { current in
             if current.sending {
                 current.possiblyApplied = Self.possiblyApplied(after: current)
@@ -514,20 +545,17 @@ where Entity.ID: Codable & Sendable {
             current.base = remote
             current.baseUpgraded = false
             current.key = IdempotencyKey.make()
-            result = current
-        }
-        return result
+        }.first
     }
 
     /// Makes a rejected change pending again, with its tries counted from zero.
     func retry(_ id: Entity.ID) async throws {
-        try await lock.withLock(.key(id)) {
-            guard var record = try await record(of: id) else { return }
+        try await edit([id]) { current, _ in
+            guard var record = current[id] else { return OutboxEdit(result: ()) }
             record.rejected = false
             record.attempts = 0
             record.lastError = nil
-            try await persist([record])
-            publish()
+            return OutboxEdit(saving: [record], result: ())
         }
     }
 
@@ -537,87 +565,92 @@ where Entity.ID: Codable & Sendable {
     func drop(
         _ record: Record, restoring restore: LocalChange<Entity>, in local: some Repository<Entity, Entity.ID>
     ) async throws {
-        try await lock.withLock(.key(record.id)) {
-            guard try await self.record(of: record.id)?.revision == record.revision else { return }
-            let stale = [record.id]
-            if let joint {
-                do {
-                    try await joint.commit(saving: [], erasing: stale, applying: restore)
-                } catch {
-                    await relist(stale)
-                    throw error
-                }
-                list.withLock { $0.remove(stale) }
-            } else {
-                try await restore.apply(to: local)
-                try await erase(stale)
-            }
-            publish()
+        try await edit([record.id], on: local, localFirst: true) { current, _ in
+            guard current[record.id]?.revision == record.revision else { return OutboxEdit(result: ()) }
+            return OutboxEdit(erasing: [record.id], local: restore, result: ())
         }
     }
 
-    /// Removes the change of `id`, whatever it is, restoring the local copy with `restore`
-    /// under the same lock: in one transaction with ``joint`` storage, else first, and
-    /// nothing is removed when it throws.
+    /// Removes the change of `id`, whatever it is, restoring the local copy with `restore`:
+    /// in one transaction with ``joint`` storage, else first, and nothing is removed when it
+    /// throws.
     func discard(_ id: Entity.ID, restore: LocalChange<Entity>, on local: some Repository<Entity, Entity.ID>)
         async throws
     {
-        try await lock.withLock(.key(id)) {
-            if let joint {
-                do {
-                    try await joint.commit(saving: [], erasing: [id], applying: restore)
-                } catch {
-                    await relist([id])
-                    throw error
-                }
-                list.withLock { $0.remove([id]) }
-            } else {
-                try await restore.apply(to: local)
-                try await erase([id])
-            }
-            publish()
+        try await edit([id], on: local, localFirst: true) { _, _ in
+            OutboxEdit(erasing: [id], local: restore, result: ())
         }
     }
 
     /// Changes the records of `sent` that are still current with `change`, and writes them;
     /// with `localChange` (for one record only), applies it to `local` too when the record was
     /// still current (in the same transaction with ``joint`` storage, else after the record).
+    ///
+    /// - Returns: the records changed.
+    @discardableResult
     private func update(
         _ sent: [Record], applying localChange: LocalChange<Entity>? = nil,
-        to local: (any Repository<Entity, Entity.ID>)? = nil, _ change: (inout Record) throws -> Void
-    ) async throws {
+        to local: (any Repository<Entity, Entity.ID>)? = nil,
+        _ change: @escaping @Sendable (inout Record) throws -> Void
+    ) async throws -> [Record] {
         precondition(localChange == nil || sent.count == 1, "A local change goes with one record")
-        try await lock.withLock(.keys(Set(sent.map(\.id)))) {
-            // Told even when the local store then fails: the records were rewritten.
-            defer { publish() }
-            let current = try await records(sent.map(\.id))
+        return try await edit(sent.map(\.id), on: local) { current, _ in
             let updated = try sent.compactMap { record -> Record? in
                 guard var now = current[record.id], now.revision == record.revision else { return nil }
                 try change(&now)
                 return now
             }
-            if !updated.isEmpty {
-                if let localChange, joint != nil {
-                    try await persist(updated, applying: localChange)
-                } else {
-                    try await persist(updated)
-                    if let localChange, let local { try await localChange.apply(to: local) }
-                }
-            }
+            return OutboxEdit(saving: updated, local: updated.isEmpty ? nil : localChange, result: updated)
         }
     }
 
-    /// The revision of the next change recorded.
+    // MARK: Reading and writing records
+
+    /// Reads the records of `ids` and writes what `body` makes of them, as one step no other
+    /// writer of these records interleaves with, then tells the streams (`telling`).
+    ///
+    /// With ``joint`` storage, the step is one transaction of the database, whichever process
+    /// writes it too, and holds the edit's local change. Without it, the IDs' lock orders the
+    /// steps (only this instance writes the journal), the records are written, then the local
+    /// change is applied to `local` (or first, with `localFirst`: a discard's restore, whose
+    /// failure must leave the change queued).
+    ///
+    /// `body` may run and its edit then fail: it computes, it does not act.
+    @discardableResult
+    private func edit<T: Sendable>(
+        _ ids: [Entity.ID], on local: (any Repository<Entity, Entity.ID>)? = nil, localFirst: Bool = false,
+        telling change: OutboxChange? = .other,
+        _ body: @escaping @Sendable ([Entity.ID: Record], inout UInt64) throws -> OutboxEdit<Entity, T>
+    ) async throws -> T {
+        defer { if let change { publish(change) } }
+        if let joint {
+            let (result, highest) = try await joint.edit(ids, revisionsAfter: revisions.highest, body)
+            revisions.raise(to: highest)
+            return result
+        }
+        return try await lock.withLock(.keys(Set(ids))) {
+            let current = try await records(ids)
+            let edit = try revisions.handingOut { try body(current, &$0) }
+            if let change = edit.local, localFirst, let local { try await change.apply(to: local) }
+            if !edit.saving.isEmpty { try await persist(edit.saving) }
+            if !edit.erasing.isEmpty { try await erase(edit.erasing) }
+            if let change = edit.local, !localFirst, let local { try await change.apply(to: local) }
+            return edit.result
+        }
+    }
+
+    /// The revision after `highest`, which it becomes.
     ///
     /// - Throws: `corrupted` when the revisions are used up, which only a damaged or forged
     ///   revision on disk (just below `UInt64.max`) makes happen; nothing is written then.
-    private func nextRevision() throws -> UInt64 {
-        guard let revision = revisions.next() else {
+    private static func revision(after highest: inout UInt64, location: String) throws -> UInt64 {
+        guard let revision = OutboxCounters.revision(after: highest) else {
             throw RepositoryError.corrupted(
                 "The outbox's revisions are used up: a change on disk holds one just below UInt64.max, "
                     + "which only damage or tampering reaches",
-                location: fileURL.path)
+                location: location)
         }
+        highest = revision
         return revision
     }
 
@@ -625,19 +658,6 @@ where Entity.ID: Codable & Sendable {
     private func persist(_ records: [Record]) async throws {
         do {
             try await store.save(contentsOf: records)
-        } catch {
-            await relist(records.map(\.id))
-            throw error
-        }
-        list.withLock { $0.put(records.map(\.change)) }
-    }
-
-    /// Writes `records` and applies `local` to the local store in one transaction, then
-    /// puts the records in the list the UI reads.
-    private func persist(_ records: [Record], applying local: LocalChange<Entity>) async throws {
-        guard let joint else { preconditionFailure("A joint write on an outbox without joint storage") }
-        do {
-            try await joint.commit(saving: records, erasing: [], applying: local)
         } catch {
             await relist(records.map(\.id))
             throw error
@@ -689,16 +709,23 @@ enum OutboxChange: Sendable, Equatable {
     case other
 }
 
-/// Hands out increasing revisions, continuing after the highest one on disk; `nil` once
-/// they are used up (``OutboxCounters/revision(after:)``), never a trap.
+/// The highest revision this instance handed out or read, continuing after the highest one
+/// on disk.
 private final class RevisionCounter: Sendable {
     private let last: Mutex<UInt64>
     init(after highest: UInt64) { last = Mutex(highest) }
-    func next() -> UInt64? {
-        last.withLock { value in
-            guard let next = OutboxCounters.revision(after: value) else { return nil }
-            value = next
-            return next
-        }
+
+    /// The highest revision so far.
+    var highest: UInt64 { last.withLock { $0 } }
+
+    /// Runs `body` on the highest revision, which it raises for each one it hands out; no
+    /// other call hands one out meanwhile.
+    func handingOut<T>(_ body: (inout UInt64) throws -> T) rethrows -> T {
+        try last.withLock { try body(&$0) }
+    }
+
+    /// Raises the highest revision to `revision`, one another instance handed out.
+    func raise(to revision: UInt64) {
+        last.withLock { $0 = max($0, revision) }
     }
 }

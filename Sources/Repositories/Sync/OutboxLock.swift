@@ -1,18 +1,18 @@
 import Foundation
 import Synchronization
 
-/// An exclusive lock on a file beside an outbox whose storage takes none of its own (an
-/// outbox in an SQLite database): one outbox instance at a time, in this process or another,
-/// as ``FileRepository`` guarantees for the journal outbox. Released by ``release()`` or when
-/// the process ends, however it ends.
+/// An exclusive lock on a file beside an outbox in an SQLite database, which any number of
+/// instances share: held by one sync at a time (``OutboxSyncLock``), in this process or
+/// another. Released by ``release()`` or when the process ends, however it ends.
 package final class OutboxLock: Sendable {
     private let file: Mutex<JournalFile?>
 
     /// Creates the lock file at `url` when absent and takes its lock, waiting up to
     /// `lockWait` for another holder to let go.
     ///
-    /// - Throws: `locked` naming the outbox when another instance holds it past `lockWait`;
-    ///   `unavailable` when the file cannot be made or opened.
+    /// - Throws: `locked` naming the outbox when another instance's sync holds it past
+    ///   `lockWait`; `unavailable` when the file cannot be made or opened; `CancellationError`
+    ///   when the task is cancelled while it waits.
     package init(url: URL, lockWait: Duration?, holding outbox: String) async throws {
         let path = url.path
         let deadline = lockWait.map { ContinuousClock.now.advanced(by: $0) }
@@ -26,12 +26,12 @@ package final class OutboxLock: Sendable {
             guard let deadline, ContinuousClock.now < deadline else {
                 let recovery =
                     if let lockWait {
-                        "The other holder kept it longer than lockWait (\(lockWait)); close it first"
+                        "Its sync ran longer than lockWait (\(lockWait)); sync again later, or pass a longer lockWait to Outbox(in:)"
                     } else {
-                        "Close the other outbox first, or pass lockWait: to wait for it to let go"
+                        "Sync again once it has ended"
                     }
                 throw RepositoryError(
-                    .locked, reason: "Another process or instance holds the outbox \(outbox)",
+                    .locked, reason: "Another process or instance is syncing the outbox \(outbox)",
                     recovery: recovery, location: path)
             }
             try await Task.sleep(for: .milliseconds(10))

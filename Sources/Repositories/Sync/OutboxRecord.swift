@@ -13,7 +13,7 @@ where Entity.ID: Codable & Sendable
 package struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable>: Sendable, Identifiable {
     package var id: ID
     /// The entity to save; `nil` for a delete.
-    var entity: Payload?
+    package var entity: Payload?
     /// The remote's version the change was made on.
     var base: Payload?
     /// The idempotency key of this logical write; a new one when a later change replaces it.

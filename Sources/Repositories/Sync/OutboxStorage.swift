@@ -30,7 +30,9 @@ extension FileRepository: OutboxStorage {}
 
 /// An outbox storage that writes its records and a local store's rows in one transaction,
 /// so a write of an offline-first repository is in both or in neither, with no undo path and
-/// nothing a crash can split.
+/// nothing a crash can split; and that several outbox instances share, in this process or
+/// others (an app and its extension): every read-modify-write reads what it changes inside
+/// the transaction that changes it.
 package protocol OutboxJointStorage<Entity>: Sendable {
     /// The entity of the local store.
     associatedtype Entity: Codable & Identifiable & Sendable where Entity.ID: Codable & Sendable
@@ -38,11 +40,58 @@ package protocol OutboxJointStorage<Entity>: Sendable {
     /// Whether `local` is the local store whose writes this storage joins.
     func joins(_ local: Any) -> Bool
 
-    /// Saves `saving` and removes the records of `erasing` from the outbox, and applies
-    /// `change` to the local store, in one transaction: all of it, or nothing.
-    func commit(
-        saving: [OutboxRecord<Entity>], erasing: [Entity.ID], applying change: LocalChange<Entity>
-    ) async throws
+    /// Reads the records of `ids` and writes what `body` makes of them (and its local change,
+    /// if any), in one transaction no other writer of the file interleaves with.
+    ///
+    /// `body` runs inside the transaction, on the storage's writer, and may run before a
+    /// failure undoes it: it computes, it does not act. It takes the highest revision handed
+    /// out by any instance (never lower than `floor`) and raises it for each revision it
+    /// uses; the storage keeps the new highest in the same transaction.
+    ///
+    /// - Returns: what `body` returned, and the highest revision after it.
+    func edit<T: Sendable>(
+        _ ids: [Entity.ID], revisionsAfter floor: UInt64,
+        _ body:
+            @escaping @Sendable (_ current: [Entity.ID: OutboxRecord<Entity>], _ highest: inout UInt64) throws
+            -> OutboxEdit<Entity, T>
+    ) async throws -> (result: T, highest: UInt64)
+
+    /// Applies the remote's versions to the local store, in one transaction that leaves out
+    /// every ID with a pending change as the transaction reads the outbox: a change another
+    /// instance recorded after the caller read the pending changes is never overwritten.
+    ///
+    /// - Returns: the saved entities and the deleted IDs it applied.
+    func applyRemote(saving: [Entity], deleting: [Entity.ID]) async throws -> (
+        saved: [Entity], deleted: [Entity.ID]
+    )
+
+    /// A number that changes whenever another connection (another instance, another process)
+    /// commits to the storage's file, and only then: SQLite's `data_version`.
+    func othersCommits() async throws -> Int64
+}
+
+/// What one read-modify-write of an outbox writes (``OutboxJointStorage/edit(_:revisionsAfter:_:)``).
+package struct OutboxEdit<Entity: Codable & Identifiable & Sendable, Result: Sendable>: Sendable
+where Entity.ID: Codable & Sendable {
+    /// The records to write.
+    package var saving: [OutboxRecord<Entity>] = []
+    /// The IDs whose records go.
+    package var erasing: [Entity.ID] = []
+    /// What the local store takes in the same transaction, if anything.
+    package var local: LocalChange<Entity>?
+    /// What the caller gets back.
+    package var result: Result
+
+    /// An edit that writes `saving`, erases `erasing`, applies `local` and returns `result`.
+    package init(
+        saving: [OutboxRecord<Entity>] = [], erasing: [Entity.ID] = [], local: LocalChange<Entity>? = nil,
+        result: Result
+    ) {
+        self.saving = saving
+        self.erasing = erasing
+        self.local = local
+        self.result = result
+    }
 }
 
 /// A change of a write of the offline-first repository to its local store, as the
@@ -86,6 +135,9 @@ where Entity.ID: Codable & Sendable {
     package var sidecars: URL
     /// The storage that writes records and local rows together, when there is one.
     package var joint: (any OutboxJointStorage<Entity>)?
+    /// The lock a sync holds, when several instances share the outbox: one instance syncs at
+    /// a time, in any process.
+    package var syncLock: OutboxSyncLock?
     /// Whether a session that ended without closing makes the next pull read in full (see
     /// ``SessionMarker``); an outbox whose writes are joint cannot be split from the local
     /// store by a crash, and does not need it when its commits are durable.
@@ -95,8 +147,9 @@ where Entity.ID: Codable & Sendable {
     package init(
         records: any OutboxStorage<OutboxRecord<Entity>>,
         conflicts: any OutboxStorage<StoredConflict<Entity, Entity.ID>>, fileURL: URL, sidecars: URL,
-        joint: (any OutboxJointStorage<Entity>)?, marksSessions: Bool
+        joint: (any OutboxJointStorage<Entity>)?, syncLock: OutboxSyncLock? = nil, marksSessions: Bool
     ) {
+        self.syncLock = syncLock
         self.records = records
         self.conflicts = conflicts
         self.fileURL = fileURL

@@ -40,6 +40,14 @@ final class PullCursorFile: Sendable {
         kept = Mutex(try Self.read(url))
     }
 
+    /// Reads the file again: another instance of a shared outbox may have kept a cursor since.
+    ///
+    /// - Throws: what ``init(url:)`` throws.
+    func reload() throws {
+        let read = try Self.read(url)
+        kept.withLock { $0 = read }
+    }
+
     /// The cursor kept and its subset; `nil` before the first pull through a feed.
     var current: Kept? { kept.withLock { $0 } }
 

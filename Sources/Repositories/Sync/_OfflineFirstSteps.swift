@@ -23,7 +23,17 @@ package enum _OfflineFirstTestHooks {
     /// Called at every step, on the task that reached it.
     package static let onStep = Mutex<(@Sendable (_OfflineFirstStep) -> Void)?>(nil)
 
+    /// Awaited at the steps a test holds a task at (``reachedHolding(_:)``), on the task that
+    /// reached it: a test makes another instance write there, then lets the task go on.
+    package static let holdingStep = Mutex<(@Sendable (_OfflineFirstStep) async -> Void)?>(nil)
+
     static func reached(_ step: _OfflineFirstStep) {
         onStep.withLock { $0 }?(step)
+    }
+
+    /// Reaches `step`, then awaits ``holdingStep``'s hook, if a test set one.
+    static func reachedHolding(_ step: _OfflineFirstStep) async {
+        reached(step)
+        if let hold = holdingStep.withLock({ $0 }) { await hold(step) }
     }
 }
