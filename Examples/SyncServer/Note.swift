@@ -26,6 +26,12 @@ extension Note {
     /// What every place holds once the tablet's edit and delete have crossed.
     static let afterTheTablet = [written[0], edited]
 
-    /// What every place holds at the end, after the phone's restart.
+    /// What every place holds after the phone's restart.
     static let atTheEnd = [written[0], edited, added]
+
+    /// The note the phone's share extension saves while the app runs.
+    static let shared = Note(id: 5, title: "Read the article Ana shared")
+
+    /// What every place holds at the end, once the shared note has crossed.
+    static let withTheShare = atTheEnd + [shared]
 }

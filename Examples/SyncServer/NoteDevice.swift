@@ -67,7 +67,14 @@ import RepositoriesSQLite
     ///
     /// - Throws: the first error of the two closes; the second is tried either way.
     func close() async throws {
-        let (outbox, local) = (outbox, local)
+        try await Self.close(outbox, local)
+    }
+
+    /// Closes `outbox`, then `local`, whose connection the outbox uses (the app's, or the
+    /// share extension's).
+    ///
+    /// - Throws: the first error of the two closes; the second is tried either way.
+    static func close(_ outbox: Outbox<Note>, _ local: SQLiteRepository<Note>) async throws {
         try await withCleanup {
             try await outbox.close()
         } cleanup: {
@@ -76,8 +83,8 @@ import RepositoriesSQLite
     }
 
     /// Opens `notes.sqlite` in `directory`, then the outbox in it; closes the store when the
-    /// outbox fails to open.
-    private static func open(in directory: URL) async throws -> (SQLiteRepository<Note>, Outbox<Note>) {
+    /// outbox fails to open. The share extension opens the same files so, beside the app.
+    static func open(in directory: URL) async throws -> (SQLiteRepository<Note>, Outbox<Note>) {
         let local = try await SQLiteRepository<Note>(
             fileURL: directory.appendingPathComponent("notes.sqlite", isDirectory: false))
         do {

@@ -8,8 +8,9 @@ import RepositoriesHTTP
 /// its writes is lost, so the write is sent again and answered from its key; the phone's next
 /// sync pulls only those two changes in one request; a sync with nothing to do is one
 /// request. The story checks at the server that each change was applied once, and that both
-/// devices and the server hold the same notes. Last, the phone restarts, and its first sync
-/// is still incremental.
+/// devices and the server hold the same notes. The phone restarts, and its first sync is
+/// still incremental. Last, the phone's share extension opens the phone's files beside the
+/// running app and saves a note: the app's badge shows it, and the app's sync sends it once.
 @MainActor struct SyncServerStory: ExampleStory {
     /// Where the devices reach the server; a reserved name (RFC 2606) no request leaves the
     /// process for.
@@ -87,6 +88,8 @@ import RepositoriesHTTP
         try await verifyConverged(Note.afterTheTablet)
         try await phoneRestarts()
         try await verifyConverged(Note.atTheEnd)
+        try await shareExtensionSaves()
+        try await verifyConverged(Note.withTheShare)
     }
 
     /// The phone saves three notes and syncs; the server applies each once. Offline from the
@@ -260,6 +263,56 @@ import RepositoriesHTTP
                     + "in 1 request: \(report), \(network.requests - sent) on the network")
         }
         print("Checked: still incremental after the restart, 1 request, received 1 (the tablet's new note).")
+    }
+
+    /// The phone's share extension opens the phone's `notes.sqlite` and outbox beside the
+    /// running app and saves a note: the app's badge shows it waiting, the app's sync sends it,
+    /// and the server applies it once; the tablet then receives it.
+    ///
+    /// - Throws: ``StoryFailure`` when the app's badge does not show the extension's change
+    ///   within 10 seconds, or the server did not apply it once.
+    private func shareExtensionSaves() async throws {
+        Console.heading("The phone's share extension saves a note while the app runs")
+        // The app's badge, subscribed before the extension writes.
+        let badge = phone.outbox.pendingChanges()
+        let watching = Task { () -> [Int] in
+            var seen: [Int] = []
+            for await waiting in badge {
+                seen = waiting.map(\.id)
+                if seen == [Note.shared.id] { break }
+            }
+            return seen
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            watching.cancel()
+        }
+        let share = try await ShareExtension(of: phone)
+        try await withCleanup {
+            try await share.notes.save(Note.shared)
+        } cleanup: {
+            try await share.close()
+        }
+        print(
+            "share extension: opens phone/notes.sqlite and its outbox on connections of its own, "
+                + "saves \(Note.shared.line), quits")
+        let seen = await watching.value
+        timeout.cancel()
+        guard seen == [Note.shared.id] else {
+            throw StoryFailure("the phone's badge showed \(seen) within 10 s, not the share extension's note")
+        }
+        print(
+            "phone: its badge shows 1 change waiting, the share extension's "
+                + "(read again once another connection committed to notes.sqlite)")
+        let before = store.applications.count
+        try await sync(phone, "syncs: the shared note goes up")
+        let applied = store.applications.dropFirst(before).filter { !$0.replayed }
+        guard applied.map(\.fingerprint) == ["PUT /\(Note.shared.id)"] else {
+            throw StoryFailure(
+                "the server applied \(applied.map(\.fingerprint)) for the shared note, not it once")
+        }
+        print("Checked at the server: the share extension's note applied once (PUT /\(Note.shared.id)).")
+        try await sync(tablet, "syncs: receives the shared note")
     }
 
     /// Checks that both devices and the server hold `expected`, that no change waits, and

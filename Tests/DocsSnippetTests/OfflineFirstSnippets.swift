@@ -193,4 +193,13 @@ struct OfflineFirstSnippets {
         let notes = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
         _ = notes
     }
+
+    /// "Sharing with an app extension".
+    func sharedOutbox(group: URL, api: some Repository<Note, UUID>, badge: (Int) -> Void) async throws {
+        let local = try await SQLiteRepository<Note>(fileURL: group.appending(path: "notes.sqlite"))
+        let outbox = try await Outbox(in: local)  // the app and the extension, at once
+        let notes = api.offlineFirst(local: local, outbox: outbox, conflicts: .lastWriterWins)
+        for await waiting in outbox.pendingChanges() { badge(waiting.count) }  // the other process's too
+        _ = notes
+    }
 }

@@ -37,18 +37,18 @@ import Testing
         try await withStory(offline: offline) { story in
             try await story.tell()
 
-            #expect(try await story.store.fetchAll().sorted { $0.id < $1.id } == Note.atTheEnd)
+            #expect(try await story.store.fetchAll().sorted { $0.id < $1.id } == Note.withTheShare)
             for device in [story.phone, story.tablet] {
-                #expect(try await device.local.fetchAll().sorted { $0.id < $1.id } == Note.atTheEnd)
+                #expect(try await device.local.fetchAll().sorted { $0.id < $1.id } == Note.withTheShare)
                 #expect(try await device.outbox.changes().isEmpty)
                 #expect(FileManager.default.fileExists(atPath: device.cursorFile.path))
             }
-            // The phone's 3 notes, the tablet's edit, delete and new note: each applied once,
-            // and the one resend answered from its key.
+            // The phone's 3 notes, the tablet's edit, delete and new note, the share extension's
+            // note: each applied once, and the one resend answered from its key.
             let applications = story.store.applications
             let applied = applications.filter { !$0.replayed }
-            #expect(applied.count == 6)
-            #expect(Set(applied.map(\.key)).count == 6)
+            #expect(applied.count == 7)
+            #expect(Set(applied.map(\.key)).count == 7)
             let resent = applications.filter(\.replayed)
             #expect(resent.count == 1)
             #expect(applied.contains { $0.key == resent.first?.key })
