@@ -23,6 +23,7 @@ extension BenchmarkRun {
         let delays = try await delays(of: count, savedInto: url, seenThrough: store)
         let idle = try await idleFollowingCost(of: store)
         try await store.close()
+        let badge = try await sharedOutboxFigures(count: count)
         let sorted = delays.sorted()
         let median = Double(sorted[sorted.count / 2])
         let p99 = Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
@@ -42,7 +43,7 @@ extension BenchmarkRun {
                 baseline: String(format: "%.2f%% not following", idle.resting * 100),
                 ratio: idle.following, target: nil, goal: .atMost,
                 note: "one stream, checks every 20 ms, no write"),
-        ]
+        ] + badge
     }
 
     /// The delays, one per save, from just before another process saved into `url` to a value
@@ -52,7 +53,7 @@ extension BenchmarkRun {
     ) async throws -> [UInt64] {
         let screen = store.observed(following: store.committedChanges())
         let lists = screen.valuesAll()
-        let writer = try WritingProcess(url: url, count: count)
+        let writer = try WritingProcess(Self.crossProcessWriterFlag, url: url, count: count)
         // A writer that dies early or a stream that falls silent fails the run, never hangs it.
         let found: [UInt64]?
         do {
@@ -77,9 +78,8 @@ extension BenchmarkRun {
 
     /// The delay of each stamp, from its making to the first list of `lists` that holds it,
     /// until `count` stamps were seen.
-    private static func delays(
-        in lists: AsyncThrowingStream<[CrossProcessStamp], any Error>, until count: Int
-    ) async throws -> [UInt64] {
+    static func delays<Lists: AsyncSequence>(in lists: Lists, until count: Int) async throws -> [UInt64]
+    where Lists.Element == [CrossProcessStamp] {
         var seen: Set<Int> = []
         var delays: [UInt64] = []
         for try await list in lists {
@@ -132,7 +132,7 @@ extension BenchmarkRun {
     }
 
     /// `body`'s result, or `nil` when `limit` passes first (`body` is then cancelled).
-    private static func firstWithin<Result: Sendable>(
+    static func firstWithin<Result: Sendable>(
         _ limit: Duration, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
         try await withThrowingTaskGroup(of: Result?.self) { group in
@@ -162,18 +162,18 @@ extension BenchmarkRun {
     }
 }
 
-/// This executable started again as figure 18's writing process; its exit is awaited without
-/// blocking a thread.
-private struct WritingProcess {
+/// This executable started again as the writing process of figure 18 or 19 (`flag`); its exit
+/// is awaited without blocking a thread.
+struct WritingProcess {
     private let exit: AsyncStream<Int32>
 
-    init(url: URL, count: Int) throws {
+    init(_ flag: String, url: URL, count: Int) throws {
         let process = Process()
         guard let executable = Bundle.main.executableURL else {
             throw BenchmarkFailure(description: "the benchmark cannot find its own executable to start again")
         }
         process.executableURL = executable
-        process.arguments = [BenchmarkRun.crossProcessWriterFlag, url.path, String(count)]
+        process.arguments = [flag, url.path, String(count)]
         let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { process in
             continuation.yield(process.terminationStatus)

@@ -20,6 +20,13 @@ if arguments.first == BenchmarkRun.crossProcessWriterFlag, arguments.count == 3,
     try await BenchmarkRun.writeStamps(url: URL(fileURLWithPath: arguments[1]), count: count)
     exit(0)
 }
+// Figure 19's writing process: an offline-first writer into a shared SQLite outbox.
+if arguments.first == BenchmarkRun.sharedOutboxWriterFlag, arguments.count == 3, let count = Int(arguments[2])
+{
+    try await BenchmarkRun.writeStampsThroughSharedOutbox(
+        url: URL(fileURLWithPath: arguments[1]), count: count)
+    exit(0)
+}
 /// The value after `flag`, if the flag was given.
 func value(after flag: String) -> String? {
     guard let index = arguments.firstIndex(of: flag) else { return nil }

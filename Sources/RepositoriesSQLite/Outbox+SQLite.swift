@@ -23,7 +23,9 @@ extension Outbox {
     /// first pull after a killed session reads only what changed, since nothing can be split;
     /// at a relaxed setting, a power loss can lose the last commits while the feed's cursor
     /// survives in its file, so the outbox keeps a session marker, as a journal outbox does,
-    /// and the first pull after an unclean end reads the remote in full.
+    /// and the first pull after an unclean end reads the remote in full; since other
+    /// instances may hold the outbox open, the marker cannot tell their unclean end from
+    /// their being open, and the first pull of every instance reads in full.
     ///
     /// The outbox serves this repository only: give the same `local` to `offlineFirst`.
     ///
@@ -47,9 +49,12 @@ extension Outbox {
     /// - One instance syncs at a time, in any process: a sync holds the lock of the file
     ///   `notes.sqlite.outbox-note.lock` while it runs, and a sync elsewhere waits for it (up
     ///   to `lockWait`, five minutes by default, then throws `locked`). A killed process lets go of it with its end.
-    /// - ``pendingChanges()``, the repository's snapshots and its conflicts read the outbox's
-    ///   tables, and read them again when another connection commits to the file (SQLite's
-    ///   `data_version`, checked every 50 ms while a stream is iterated). The local rows another process
+    /// - `pendingChanges()`, the repository's snapshots (entities included) and its
+    ///   conflicts read the outbox's tables, and read them again when another connection
+    ///   commits to the file (SQLite's `data_version`, checked every 50 ms while such a
+    ///   stream exists). Give each process, or each instance, a `SQLiteRepository` of its own:
+    ///   instances on one `SQLiteRepository` share its connection, and do not hear each
+    ///   other's commits. The local rows another process
     ///   writes reach `values` through `observed(following: local.committedChanges())`.
     ///
     /// Beside the database go the outbox's files, named after the database file and the

@@ -48,8 +48,8 @@ where Entity.ID: Codable & Sendable {
                 current[record.id] = record
             }
             let kept = try connection.integer("SELECT max(revision) FROM \(revisionTable)")
-            var highest = max(floor, kept.map { UInt64(bitPattern: $0) } ?? 0)
-            let before = highest
+            let stored = kept.map { UInt64(bitPattern: $0) }
+            var highest = max(floor, stored ?? 0)
             let edit = try body(current, &highest)
             for record in edit.saving { try tables.outbox.upsert(try records.encode(record), on: connection) }
             if !edit.erasing.isEmpty {
@@ -60,7 +60,9 @@ where Entity.ID: Codable & Sendable {
                 deleted = try Self.apply(
                     change, recording: edit.saving, of: local, tables: tables, on: connection)
             }
-            if highest != before {
+            // Kept whenever the file's counter is behind, a floor taken from the records
+            // included: a revision a discard removed from the table is never handed out again.
+            if stored != highest {
                 try connection.execute("DELETE FROM \(revisionTable)")
                 try connection.execute(
                     "INSERT INTO \(revisionTable) (revision) VALUES (\(Int64(bitPattern: highest)))")
@@ -127,7 +129,7 @@ where Entity.ID: Codable & Sendable {
             maximumChunk: local.database.maximumChunk, location: records.database.location)
         let outcome = Mutex<T?>(nil)
         let write = SQLiteReadingWrite(
-            tableNames: [tables.outbox.name], siblings: [records.database.siblingNumber]
+            tableNames: [tables.outbox.name, tables.local.name], siblings: [records.database.siblingNumber]
         ) {
             connection in
             let (result, deleted) = try body(tables, connection)

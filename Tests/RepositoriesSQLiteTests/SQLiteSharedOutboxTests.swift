@@ -46,6 +46,33 @@ import Testing
         return remote
     }
 
+    /// `expected`, once `sequence` gives it, iterating it from before `action` runs; the
+    /// last element seen when five minutes pass first (the test then fails on its
+    /// expectation rather than hanging), or when the sequence ends.
+    static func first<Values: AsyncSequence & Sendable>(
+        of sequence: Values, equalTo expected: Values.Element, after action: () async throws -> Void
+    ) async throws -> Values.Element? where Values.Element: Sendable & Equatable {
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let watching = Task { () -> Values.Element? in
+            var last: Values.Element?
+            var iterator = sequence.makeAsyncIterator()
+            start.yield()
+            while let element = try await iterator.next() {
+                last = element
+                if element == expected { break }
+            }
+            return last
+        }
+        for await _ in started { break }
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(300))
+            watching.cancel()
+        }
+        defer { deadline.cancel() }
+        try await action()
+        return try await watching.value
+    }
+
     @Test func eachInstanceReadsAndReplacesTheOthersChanges() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("device.sqlite")
@@ -118,6 +145,7 @@ import Testing
         _OfflineFirstTestHooks.holdingStep.withLock { hook in
             hook = { step in if step == .pulling { await PullPause.atPulling?() } }
         }
+        defer { _OfflineFirstTestHooks.holdingStep.withLock { $0 = nil } }
         let saved = Flag()
         let pause: @Sendable () async -> Void = {
             guard !saved.isRaised else { return }
@@ -171,22 +199,56 @@ import Testing
         let server = HostileRemote<FixtureEntity>()
         let app = try await Instance(url, remote: server)
         let widget = try await Instance(url, remote: server)
-        var badge = app.outbox.pendingChanges().makeAsyncIterator()
-        #expect(await badge.next()?.isEmpty == true)
-        try await widget.notes.save(FixtureEntity.make(7))
-        let deadline = ContinuousClock.now + .seconds(300)
-        var seen: [Int] = []
-        while seen != [7], ContinuousClock.now < deadline, let list = await badge.next() {
-            seen = list.map(\.id)
+        let badge = app.outbox.pendingChanges().map { $0.map(\.id) }
+        let seen = try await Self.first(of: badge, equalTo: [7]) {
+            try await widget.notes.save(FixtureEntity.make(7))
         }
         #expect(seen == [7], "the app's badge shows the widget's change")
-        try await widget.notes.sync()
-        while !seen.isEmpty, ContinuousClock.now < deadline, let list = await badge.next() {
-            seen = list.map(\.id)
+        let after = try await Self.first(of: app.outbox.pendingChanges().map { $0.map(\.id) }, equalTo: []) {
+            try await widget.notes.sync()
         }
-        #expect(seen.isEmpty, "and its end, after the widget's sync")
+        #expect(after == [], "and its end, after the widget's sync")
         try await app.close()
         try await widget.close()
+    }
+
+    @Test func theSnapshotsShowTheOtherInstancesWrites() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let server = HostileRemote<FixtureEntity>()
+        let app = try await Instance(url, remote: server)
+        let widget = try await Instance(url, remote: server)
+        try await app.notes.save(FixtureEntity.make(1))
+        let snapshots = app.notes.values(Query<FixtureEntity>()).map { snapshot in
+            snapshot.entities.map(\.id).sorted() + snapshot.pendingIDs.sorted().map { -$0 }
+        }
+        let seen = try await Self.first(of: snapshots, equalTo: [1, 3, -1, -3]) {
+            try await widget.notes.save(FixtureEntity.make(3))
+        }
+        #expect(seen == [1, 3, -1, -3], "the app's snapshot holds the widget's entity, pending")
+        try await app.close()
+        try await widget.close()
+    }
+
+    /// An outbox file written before the counter of revisions existed: the table starts
+    /// empty, and the first change to the outbox fills it from the highest revision on disk,
+    /// so a change that removes the highest one (a discard) cannot let another instance hand
+    /// it out again.
+    @Test func aCounterAnEarlierReleaseLeftEmptyIsFilledByTheFirstChange() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let server = HostileRemote<FixtureEntity>()
+        var app = try await Instance(url, remote: server)
+        try await app.notes.save(FixtureEntity.make(1))
+        try await app.notes.save(FixtureEntity.make(2))
+        try await app.close()
+        try RawDatabase(url).execute(#"DROP TABLE "repositories_revisions_FixtureEntity""#)
+        app = try await Instance(url, remote: server)
+        try await app.notes.discard(id: 2)
+        let kept = try RawDatabase(url).strings(
+            #"SELECT revision FROM "repositories_revisions_FixtureEntity""#)
+        #expect(kept == ["2"], "the discard kept the highest revision on disk, 2, in the counter")
+        try await app.close()
     }
 
     @Test func theConflictsStreamFollowsTheOtherInstancesSyncs() async throws {
@@ -196,15 +258,11 @@ import Testing
         let app = try await Instance(url, remote: server)
         try await app.notes.sync()
         let widget = try await Instance(url, remote: server)
-        var conflicts = app.notes.conflicts().makeAsyncIterator()
-        #expect(await conflicts.next()?.isEmpty == true)
         try await server.save(FixtureEntity.make(1, revision: 5))  // another client's change
         try await widget.notes.save(FixtureEntity.make(1, revision: 2))
-        try await widget.notes.sync()  // settles the conflict, and keeps it
-        let deadline = ContinuousClock.now + .seconds(300)
-        var seen: [Int] = []
-        while seen.isEmpty, ContinuousClock.now < deadline, let list = await conflicts.next() {
-            seen = list.map(\.entityID)
+        let conflicts = app.notes.conflicts().map { $0.map(\.entityID) }
+        let seen = try await Self.first(of: conflicts, equalTo: [1]) {
+            try await widget.notes.sync()  // settles the conflict, and keeps it
         }
         #expect(seen == [1], "the app's conflicts stream shows the conflict the widget's sync kept")
         try await app.close()

@@ -8,10 +8,11 @@ extension OfflineFirstRepository: SyncingRepository {
     ///
     /// A write costs the stream what it changed, not a new run of the query: the stream
     /// keeps the query's answer (its first `offset + limit` matches) and puts each written
-    /// entity in its place, and reads the pending changes from the outbox's memory. It runs
-    /// the query on the local store again only when a write leaves the answer unknown (an
-    /// entity left a full page, or an existing one entered it level on every sort key with
-    /// one shown), and after a full pull.
+    /// entity in its place, and reads the pending changes from the outbox's memory (from its
+    /// table, for an outbox that other processes share: `Outbox(in:)`). It runs the query on
+    /// the local store again only when a write leaves the answer unknown (an entity left a
+    /// full page, or an existing one entered it level on every sort key with one shown),
+    /// after a full pull, and after another process committed to a shared outbox's file.
     ///
     /// - Throws: through the stream, a read of the local store or the outbox that failed,
     ///   or ``RepositoryError/Code/rejected`` for a query with a negative offset or limit.
@@ -23,7 +24,10 @@ extension OfflineFirstRepository: SyncingRepository {
         let outboxChanges = outbox.changesBesidesWrites()
         let task = Task {
             let forwarding = Task {
-                for await _ in outboxChanges { engine.updates.send(.refreshed) }
+                for await change in outboxChanges {
+                    // Another process may have written the local rows too: the query runs again.
+                    engine.updates.send(change == .elsewhere ? .reread : .refreshed)
+                }
             }
             defer {
                 forwarding.cancel()

@@ -306,7 +306,13 @@ extension OfflineFirstRepository {
             let pending = try await outbox.records(ids)
             let outside = try await local.fetch(ids: ids.filter { pending[$0] == nil })
                 .filter { !subset.query.matches($0) }.map(\.id)
-            if !outside.isEmpty { try await local.delete(ids: outside) }
+            guard !outside.isEmpty else { return }
+            if let joint = outbox.joint {
+                // Another instance may record a change meanwhile: the transaction leaves it out.
+                _ = try await joint.applyRemote(saving: [], deleting: outside)
+            } else {
+                try await local.delete(ids: outside)
+            }
         }
     }
 

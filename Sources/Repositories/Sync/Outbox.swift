@@ -142,7 +142,9 @@ where Entity.ID: Codable & Sendable {
             pullCursor = try PullCursorFile(url: parts.sidecars.appendingPathExtension("cursor"))
             session =
                 parts.marksSessions
-                ? try SessionMarker(url: parts.sidecars.appendingPathExtension("open")) : nil
+                ? try SessionMarker(
+                    url: parts.sidecars.appendingPathExtension("open"), shared: parts.joint != nil)
+                : nil
         } catch {
             // Opening failed half way: let go of the outbox's storage, so a fix and a retry can
             // open it. The error that stopped the opening is the one to tell.
@@ -278,7 +280,7 @@ where Entity.ID: Codable & Sendable {
             while: { [signals, conflicts] in signals.subscriberCount + conflicts.subscriberCount > 0 },
             read: { try await joint.othersCommits() },
             signal: { [signals, conflicts] in
-                signals.send(.other)
+                signals.send(.elsewhere)
                 conflicts.publish()
             })
     }
@@ -298,14 +300,16 @@ where Entity.ID: Codable & Sendable {
     }
 
     /// A signal after every change to the pending changes that a write of the offline-first
-    /// repository did not make (a sync's, a retry's, a discard's): that write tells its
-    /// snapshot streams itself.
-    func changesBesidesWrites() -> AsyncStream<Void> {
-        let signals = signals.subscribe(bufferingPolicy: .bufferingNewest(1))
+    /// repository did not make (a sync's, a retry's, a discard's: `.other`), and after every
+    /// commit another instance made to a shared outbox's file (`.elsewhere`, which may have
+    /// changed the local rows too): that write tells its snapshot streams itself.
+    func changesBesidesWrites() -> AsyncStream<OutboxChange> {
+        // Unbounded: a commit elsewhere must not be folded into a later change here.
+        let signals = signals.subscribe()
         defer { watchOtherInstances() }
-        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+        return AsyncStream { continuation in
             let task = Task {
-                for await change in signals where change == .other { continuation.yield() }
+                for await change in signals where change != .recorded { continuation.yield(change) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
@@ -707,6 +711,9 @@ enum OutboxChange: Sendable, Equatable {
     case recorded
     /// A sync, a retry, a discard or an undo changed the changes.
     case other
+    /// Another instance of a shared outbox committed to its file: the changes and the local
+    /// rows may both differ.
+    case elsewhere
 }
 
 /// The highest revision this instance handed out or read, continuing after the highest one

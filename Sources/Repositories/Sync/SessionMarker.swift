@@ -19,10 +19,14 @@ final class SessionMarker: Sendable {
     /// Notes whether the last session ended without closing, then marks this one open,
     /// durably (the file and its directory flushed) before any write of this session.
     ///
+    /// `shared`: other instances use the outbox at the same time (`Outbox(in:)`), so one
+    /// marker cannot tell their unclean end from their being open; this session then takes
+    /// the last one as ended without closing, and its first pull reads in full.
+    ///
     /// - Throws: `unavailable` when the marker cannot be written.
-    init(url: URL) throws {
+    init(url: URL, shared: Bool = false) throws {
         self.url = url
-        unsettled = Mutex(FileManager.default.fileExists(atPath: url.path))
+        unsettled = Mutex(shared || FileManager.default.fileExists(atPath: url.path))
         do {
             try JournalFile.writeFlushed(Data(), to: url)
             try JournalFile.synchronizeDirectory(of: url.path)
