@@ -77,6 +77,15 @@ extension Outbox {
     public convenience init(
         in local: SQLiteRepository<Entity>, lockWait: Duration? = nil, migrations: Migrations<Entity>? = nil
     ) async throws {
+        try await self.init(in: local, lockWait: lockWait, migrations: migrations, revisionTable: nil)
+    }
+
+    /// ``init(in:lockWait:migrations:)``, taking revisions from the counter table
+    /// `revisionTable` (a ``SyncGroup``'s, which its members share) instead of the outbox's own.
+    convenience init(
+        in local: SQLiteRepository<Entity>, lockWait: Duration?, migrations: Migrations<Entity>?,
+        revisionTable: String?
+    ) async throws {
         guard let fileURL = local.fileURL else {
             throw RepositoryError.rejected(
                 "An outbox cannot be kept in an in-memory SQLite database: its changes must outlive the process",
@@ -110,7 +119,7 @@ extension Outbox {
         }
         let joint: SQLiteOutboxJoint<Entity>
         do {
-            joint = try await SQLiteOutboxJoint(local: local, records: records)
+            joint = try await SQLiteOutboxJoint(local: local, records: records, revisionTable: revisionTable)
         } catch {
             do { try await conflicts.close() } catch {}
             do { try await records.close() } catch {}

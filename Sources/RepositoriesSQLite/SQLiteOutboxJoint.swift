@@ -16,13 +16,17 @@ where Entity.ID: Codable & Sendable {
 
     typealias Record = OutboxRecord<Entity>
 
-    /// The joint storage of `records` beside `local`; creates the table of revisions when the
-    /// file has none.
-    init(local: SQLiteRepository<Entity>, records: SQLiteRepository<Record>) async throws {
+    /// The joint storage of `records` beside `local`, taking revisions from the table
+    /// `revisionTable` (by default the outbox's own, `repositories_revisions_` and the local
+    /// table's name); creates that table when the file has none.
+    init(local: SQLiteRepository<Entity>, records: SQLiteRepository<Record>, revisionTable: String? = nil)
+        async throws
+    {
         self.local = local
         self.records = records
-        revisionTable = SQLiteChangeLog.quoted("repositories_revisions_\(local.tableName)")
-        let create = "CREATE TABLE IF NOT EXISTS \(revisionTable) (revision INTEGER NOT NULL)"
+        self.revisionTable = SQLiteChangeLog.quoted(
+            revisionTable ?? "repositories_revisions_\(local.tableName)")
+        let create = "CREATE TABLE IF NOT EXISTS \(self.revisionTable) (revision INTEGER NOT NULL)"
         try await local.database.submit(
             .reading(
                 SQLiteReadingWrite(tableNames: [], siblings: [records.database.siblingNumber]) { connection in

@@ -202,4 +202,54 @@ struct OfflineFirstSnippets {
         for await waiting in outbox.pendingChanges() { badge(waiting.count) }  // the other process's too
         _ = notes
     }
+
+    struct Inspection: Identifiable, Codable, Sendable {
+        var id: Int
+        var site: String
+    }
+
+    struct Finding: Identifiable, Codable, Sendable {
+        var id: Int
+        var inspectionID: Int
+        var note: String
+    }
+
+    /// "Related types: one sync for inspections and their findings".
+    func syncGroup(
+        group: URL, inspectionsAPI: some Repository<Inspection, Int>,
+        findingsAPI: some Repository<Finding, Int>,
+        inspection: Inspection, finding: Finding
+    ) async throws -> SyncReport<SyncDependency> {
+        let file = group.appending(path: "inspections.sqlite")
+        let syncGroup = SyncGroup(fileURL: file)
+        let inspections = try await inspectionsAPI.offlineFirst(
+            local: try await SQLiteRepository<Inspection>(fileURL: file), group: syncGroup)
+        let findings = try await findingsAPI.offlineFirst(
+            local: try await SQLiteRepository<Finding>(fileURL: file), group: syncGroup,
+            dependsOn: { change in
+                guard case .save(let finding) = change.kind else { return [] }
+                return [SyncDependency(Inspection.self, id: finding.inspectionID)]
+            })
+
+        try await inspections.save(inspection)  // offline: kept in inspections.sqlite
+        try await findings.save(finding)  // goes after its inspection
+        let report = try await syncGroup.sync()  // the inspections, then the findings
+        return report
+    }
+
+    /// The group's badge and a held change's reason.
+    func groupStatus(
+        syncGroup: SyncGroup,
+        findings: OfflineFirstRepository<some Repository<Finding, Int>, SQLiteRepository<Finding>>,
+        finding: Finding
+    ) async throws -> String? {
+        var badge: String?
+        for await status in syncGroup.status() {
+            badge = status.pending == 0 ? nil : "\(status.pending)"
+        }
+        if case .pending(_, let error?) = try await findings.status(of: finding.id), error.code == .heldBack {
+            print(error.reason)  // "Waits for the change to Inspection 7, which the server refused"
+        }
+        return badge
+    }
 }

@@ -41,6 +41,9 @@
 //   RepositoriesCrashFixture offline-first-feed <device-dir> <remote-sqlite-path> <first-id>
 //       a device over a SQLite remote with a change feed, saving and syncing forever; print
 //       each ID once its save returned (see OfflineFirstOverSQLiteFeed.swift)
+//   RepositoriesCrashFixture sync-group-sqlite <device-dir> <remote-dir> <first-id> <seed> <app|extension>
+//       one process of a device whose inspections and findings are one SyncGroup, writing and
+//       syncing until killed; print "try …", "saved …", "deleted …", "synced" (see SyncGroupInSQLite.swift)
 //   RepositoriesCrashFixture offline-first-endpoint <device-dir> <conninfo> <table> <step> <occurrence> <first-id>
 //       a device (SQLite and its outbox) over SyncEndpoint over PostgresRepository, writing and
 //       syncing forever, SIGKILL itself the <occurrence>-th time it reaches <step>; print
@@ -200,6 +203,14 @@ do {
         }
         try await offlineFirstInSQLite(
             device: url, remote: arguments[3], firstID: first, seed: seed, policy: arguments[6])
+    case "sync-group-sqlite":
+        guard arguments.count == 7, let first = Int(arguments[4]), let seed = UInt64(arguments[5]) else {
+            say("usage: sync-group-sqlite <device-dir> <remote-dir> <first-id> <seed> <app|extension>")
+            exit(2)
+        }
+        try await syncGroupInSQLite(
+            device: url, remote: URL(fileURLWithPath: arguments[3]), firstID: first, seed: seed,
+            role: arguments[6])
     case "offline-first-endpoint":
         guard arguments.count == 8, let step = _OfflineFirstStep(rawValue: arguments[5]),
             let occurrence = Int(arguments[6]), let first = Int(arguments[7])

@@ -38,7 +38,7 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable, CaseIterable {
             case notFound, unavailable, timedOut, circuitOpen, rejected, conflict, locked, corrupted
             case encodingFailed, decodingFailed, closed, partiallyApplied, writtenByNewerVersion,
-                cursorExpired
+                cursorExpired, heldBack
         }
 
         private let base: Base
@@ -103,6 +103,12 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         /// (one rebuilt, restored, or a different server). Read the whole collection again and
         /// take a new cursor; an offline-first sync does so by itself.
         public static let cursorExpired = Code(.cursorExpired)
+        /// A pending change of a ``SyncGroup`` member was not sent because it depends on an
+        /// earlier change (``SyncDependency``) that has not reached the remote: the remote
+        /// refused it, or could not be reached. The reason names that change; the held change
+        /// is sent once it is confirmed, retried (``OfflineFirstRepository/retry(id:)``) or
+        /// discarded. Nothing to do to this change itself.
+        public static let heldBack = Code(.heldBack)
     }
 
     /// The category of this failure.

@@ -16,8 +16,14 @@ extension OfflineFirstRepository {
     /// - Returns: what the sync did: the changes sent and confirmed, the entities received,
     ///   the conflicts settled, the changes refused with their errors, the calls made to the
     ///   remote, and how long it took.
+    ///
+    /// A member of a ``SyncGroup`` runs the group's sync, which sends every member's changes
+    /// in the order they depend on each other, and returns this repository's part of it.
     @discardableResult
     public func sync() async throws -> SyncReport<ID> {
+        if let group = membership?.group {
+            return try await group.sync(for: ObjectIdentifier(Entity.self), as: SyncReport<ID>.self)
+        }
         try await prepared()
         return try await engine.whileSyncing {
             let tally = SyncTally<ID>()
@@ -47,8 +53,10 @@ extension OfflineFirstRepository {
     /// settled and sent again within one sync, before it waits for the next.
     private static var conditionalRounds: Int { 3 }
 
-    private func push(_ tally: SyncTally<ID>) async throws {
-        let pending = try await outbox.records().filter { !$0.rejected }
+    /// Pushes the pending changes, or of them only those of `only`'s IDs (a ``SyncGroup``'s
+    /// push, which holds back the others).
+    func push(_ tally: SyncTally<ID>, only: Set<ID>? = nil) async throws {
+        let pending = try await outbox.records().filter { !$0.rejected && only?.contains($0.id) ?? true }
         guard !pending.isEmpty else { return }
         let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
         let current: Copies

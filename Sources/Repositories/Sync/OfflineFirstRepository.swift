@@ -72,6 +72,13 @@ where
     public var subset: Query<Entity>? { syncedSubset?.query }
     let syncedSubset: SyncSubset<Entity>?
     let engine: SyncEngine<Entity>
+    /// The group this repository syncs with, and what its changes depend on; `nil` when it
+    /// syncs alone.
+    let membership: SyncGroupMembership<Entity>?
+
+    /// The group whose ``SyncGroup/sync()`` sends this repository's changes with its other
+    /// members', or `nil` when this repository syncs alone.
+    public var group: SyncGroup? { membership?.group }
 
     /// Puts `local` and `outbox` beside `remote`.
     ///
@@ -92,7 +99,27 @@ where
     ) {
         self.init(
             remote: remote, local: local, outbox: outbox, syncedSubset: nil, conflicts: conflicts,
-            automaticSync: automaticSync)
+            automaticSync: automaticSync, membership: nil)
+    }
+
+    /// Puts `local` and `outbox` beside `remote` as a member of `group`, whose sync sends this
+    /// repository's changes after the changes of the group's members they depend on
+    /// (`dependsOn`). `RepositoriesSQLite`'s `offlineFirst(local:group:conflicts:dependsOn:automaticSync:)`
+    /// makes the outbox in the group's database and calls this.
+    ///
+    /// - Throws: `rejected` when `group` has a member of this entity type, or when `outbox`
+    ///   is kept in another file than the group's.
+    package init(
+        remote: Remote, local: Local, outbox: Outbox<Entity>, group: SyncGroup,
+        conflicts: ConflictPolicy<Entity>,
+        dependsOn: @escaping @Sendable (PendingChange<Entity>) -> [SyncDependency],
+        automaticSync: AutomaticSync?
+    ) throws {
+        self.init(
+            remote: remote, local: local, outbox: outbox, syncedSubset: nil, conflicts: conflicts,
+            automaticSync: automaticSync,
+            membership: SyncGroupMembership(group: group, dependsOn: dependsOn))
+        try group.join(SyncGroupMemberOf(self))
     }
 
     /// Puts `local` and `outbox` beside the part of `remote` that meets `subset`'s conditions:
@@ -134,12 +161,13 @@ where
         let subset = try SyncSubset(subset)
         self.init(
             remote: remote, local: local, outbox: outbox, syncedSubset: subset, conflicts: conflicts,
-            automaticSync: automaticSync)
+            automaticSync: automaticSync, membership: nil)
     }
 
     private init(
         remote: Remote, local: Local, outbox: Outbox<Entity>, syncedSubset: SyncSubset<Entity>?,
-        conflicts: ConflictPolicy<Entity>, automaticSync: AutomaticSync?
+        conflicts: ConflictPolicy<Entity>, automaticSync: AutomaticSync?,
+        membership: SyncGroupMembership<Entity>?
     ) {
         requireCopy(Local.self, as: "local store", of: "OfflineFirstRepository")
         if let joint = outbox.joint {
@@ -158,6 +186,7 @@ where
         self.syncedSubset = syncedSubset
         self.conflictPolicy = conflicts
         self.engine = SyncEngine(automatic: automaticSync)
+        self.membership = membership
     }
 
     /// The error of the last sync that failed, or `nil` after one that worked.

@@ -359,6 +359,7 @@ where Entity.ID: Codable & Sendable {
                     key: IdempotencyKey.make(),
                     revision: try Self.revision(after: &highest, location: location),
                     attempts: 0, lastError: nil, rejected: false, madeAt: now)
+                record.firstRevision = existing[change.id]?.order ?? record.revision
                 if let replaced = existing[change.id] {
                     record.possiblyApplied = Self.possiblyApplied(after: replaced)
                     record.baseUpgraded = replaced.baseUpgraded
@@ -485,6 +486,25 @@ where Entity.ID: Codable & Sendable {
                 record.sentKey = nil
                 record.sentCondition = nil
             }
+        }
+    }
+
+    /// Notes on each pending change of `held` the error that says which change it waits for
+    /// (``RepositoryError/Code/heldBack``, from a ``SyncGroup``), without counting a try: it
+    /// was not sent. A rejected change, or one that already shows that error, is left as it is.
+    func hold(_ held: [Entity.ID: RepositoryError]) async throws {
+        guard !held.isEmpty else { return }
+        let errors = held.mapValues { StoredChangeError($0) }
+        try await edit(Array(held.keys)) { current, _ in
+            var changed: [Record] = []
+            for (id, error) in errors {
+                guard var record = current[id], !record.rejected,
+                    record.lastError?.code != error.code || record.lastError?.reason != error.reason
+                else { continue }
+                record.lastError = error
+                changed.append(record)
+            }
+            return OutboxEdit(saving: changed, result: ())
         }
     }
 

@@ -49,10 +49,19 @@ package struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable
     /// while the remote holds values of its own, so a difference in a field this change did
     /// not touch may be no change on the remote at all (``SyncPlan/settle(_:remote:policy:)``).
     var baseUpgraded = false
+    /// The revision of the first change of this pending record: where it stands in the order
+    /// the app made its changes, kept when a later change replaces it. Outboxes of one
+    /// ``SyncGroup`` take their revisions from one counter, so it orders their changes across
+    /// entity types. `nil` in records written before it was kept: ``order`` is then the
+    /// revision.
+    var firstRevision: UInt64?
+
+    /// Where the change stands in the order the app made its changes (``firstRevision``).
+    var order: UInt64 { firstRevision ?? revision }
 
     enum CodingKeys: String, CodingKey {
         case id, entity, base, key, revision, attempts, lastError, rejected, madeAt, sending, possiblyApplied
-        case sentKey, sentCondition, baseUpgraded
+        case sentKey, sentCondition, baseUpgraded, firstRevision
     }
 
     /// How many earlier versions ``possiblyApplied`` keeps: a device that replaces a change
@@ -71,6 +80,7 @@ package struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable
         mapped.sentKey = sentKey
         mapped.sentCondition = sentCondition
         mapped.baseUpgraded = baseUpgraded
+        mapped.firstRevision = firstRevision
         mapped.possiblyApplied = try possiblyApplied.map {
             PossiblyApplied(entity: try $0.entity.map(transform), key: $0.key, condition: $0.condition)
         }
@@ -117,6 +127,7 @@ extension StoredChange: Decodable where Payload: Decodable {
         sentKey = try container.decodeIfPresent(String.self, forKey: .sentKey)
         sentCondition = try container.decodeIfPresent(SentCondition.self, forKey: .sentCondition)
         baseUpgraded = try container.decodeIfPresent(Bool.self, forKey: .baseUpgraded) ?? false
+        firstRevision = try container.decodeIfPresent(UInt64.self, forKey: .firstRevision)
         possiblyApplied =
             try container.decodeIfPresent([PossiblyApplied<Payload>].self, forKey: .possiblyApplied) ?? []
         if let damage = OutboxCounters.damage(revision: revision, attempts: attempts) {

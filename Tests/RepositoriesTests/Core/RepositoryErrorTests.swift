@@ -60,6 +60,7 @@ import Testing
                 .save, removed: true, underlying: Underlying(), primary: "remote", second: "local store"),
             .writtenByNewerVersion(3, knownVersion: 2, location: "a.store"),
             RepositoryError(.cursorExpired, reason: "tombstones pruned"),
+            RepositoryError(.heldBack, reason: "waits for Inspection 7"),
         ]
         #expect(Set(errors.map(\.code)) == Set(RepositoryError.Code.all))
     }
@@ -72,6 +73,7 @@ import Testing
         (.locked, "locked"), (.corrupted, "corrupted"), (.encodingFailed, "encodingFailed"),
         (.decodingFailed, "decodingFailed"), (.closed, "closed"), (.partiallyApplied, "partiallyApplied"),
         (.writtenByNewerVersion, "writtenByNewerVersion"), (.cursorExpired, "cursorExpired"),
+        (.heldBack, "heldBack"),
     ]
 
     @Test func everyCodeKeepsItsNameAsRawValueAndDescription() {

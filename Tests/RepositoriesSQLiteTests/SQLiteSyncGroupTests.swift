@@ -1,0 +1,396 @@
+import Foundation
+import Repositories
+import RepositoriesSQLite
+import RepositoriesTestSupport
+import RepositoriesTesting
+import Synchronization
+import Testing
+
+/// A `SyncGroup` of inspections and their findings, against a server that refuses (422) a
+/// finding whose inspection it lacks: findings go after their inspections and the server
+/// never has to refuse one; a refused inspection holds its findings back until it is retried
+/// or discarded; a second instance on the same file (as an app extension opens it) adds
+/// findings while the group syncs, and nothing is lost or applied twice.
+// In CI's whole run on two cores a task waits minutes for a thread: the limit catches a
+// hang, not slowness.
+@Suite(.timeLimit(.minutes(20))) struct SQLiteSyncGroupTests {
+    typealias Remote<Entity: Identifiable & Sendable> = AnyRepository<Entity, Int> where Entity.ID == Int
+
+    /// The servers behind an ``InspectionServer``, which count what they applied.
+    struct Servers: Sendable {
+        let inspections = HostileRemote<Inspection>()
+        let findings = HostileRemote<Finding>()
+        let api: InspectionServer
+
+        init() {
+            api = InspectionServer(inspections: inspections, findings: findings)
+        }
+    }
+
+    /// One process's stack on the device's database: the two tables, the group, and the two
+    /// offline-first repositories in it.
+    struct Device: Sendable {
+        let group: SyncGroup
+        let inspectionTable: SQLiteRepository<Inspection>
+        let findingTable: SQLiteRepository<Finding>
+        let inspections: OfflineFirstRepository<Remote<Inspection>, SQLiteRepository<Inspection>>
+        let findings: OfflineFirstRepository<Remote<Finding>, SQLiteRepository<Finding>>
+
+        init(_ url: URL, _ api: InspectionServer, lockWait: Duration = .seconds(300)) async throws {
+            try await self.init(url, inspections: api.inspections, findings: api.findings, lockWait: lockWait)
+        }
+
+        init(
+            _ url: URL, inspections: Remote<Inspection>, findings: Remote<Finding>,
+            lockWait: Duration = .seconds(300)
+        ) async throws {
+            group = SyncGroup(fileURL: url, lockWait: lockWait)
+            inspectionTable = try await SQLiteRepository<Inspection>(fileURL: url)
+            findingTable = try await SQLiteRepository<Finding>(fileURL: url)
+            self.inspections = try await inspections.offlineFirst(
+                local: inspectionTable, group: group, conflicts: .lastWriterWins, automaticSync: nil)
+            self.findings = try await findings.offlineFirst(
+                local: findingTable, group: group, conflicts: .lastWriterWins,
+                dependsOn: Finding.dependencies, automaticSync: nil)
+        }
+
+        func close() async throws {
+            try await findings.outbox.close()
+            try await inspections.outbox.close()
+            try await findingTable.close()
+            try await inspectionTable.close()
+        }
+    }
+
+    /// Inspection `number`'s findings' IDs: `number * 100 + 1` and on.
+    static func findings(of number: Int, count: Int) -> [Finding] {
+        (1...count).map {
+            Finding(id: number * 100 + $0, inspectionID: number, note: "finding \($0) of \(number)")
+        }
+    }
+
+    @Test func findingsMadeOfflineGoAfterTheirInspectionsAndTheServerNeverRefusesOne() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        let device = try await Device(directory.file("device.sqlite"), servers.api)
+        var inspectionOf: [Int: Int] = [:]
+        // Made as an inspector makes them: an inspection, its findings, the next one.
+        for number in 1...5 {
+            try await device.inspections.save(Inspection(id: number, site: "site \(number)"))
+            for finding in Self.findings(of: number, count: 3) {
+                try await device.findings.save(finding)
+                inspectionOf[finding.id] = number
+            }
+        }
+        // A finding of an inspection edited after it: the edit holds nothing back.
+        try await device.inspections.save(Inspection(id: 1, site: "site 1", done: true))
+
+        let report = try await device.group.sync()
+
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(servers.api.findingsSentBeforeTheirInspection(inspectionOf: inspectionOf).isEmpty)
+        #expect(report.sent == 20)
+        #expect(report.confirmed == 20)
+        #expect(report.rejections.isEmpty)
+        // The inspections in one request, then the findings in one.
+        #expect(servers.api.log.map(\.type) == ["Inspection", "Finding"])
+        #expect(try await servers.findings.fetchAll().count == 15)
+        #expect(try await servers.inspections.fetch(id: 1)?.done == true)
+        #expect(try await device.inspections.outbox.changes().isEmpty)
+        #expect(try await device.findings.outbox.changes().isEmpty)
+        try await device.close()
+    }
+
+    @Test func aMembersOwnSyncRunsTheGroupsAndReturnsItsPart() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        let device = try await Device(directory.file("device.sqlite"), servers.api)
+        try await device.inspections.save(Inspection(id: 1, site: "north"))
+        try await device.findings.save(contentsOf: Self.findings(of: 1, count: 2))
+
+        let report = try await device.findings.sync()
+
+        #expect(report.sent == 2)
+        #expect(report.confirmed == 2)
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(try await servers.inspections.fetch(id: 1) != nil)
+        guard case .synced = try await device.inspections.status(of: 1) else {
+            Issue.record("the inspection the finding needed was not synced")
+            return
+        }
+        try await device.close()
+    }
+
+    @Test func aRefusedInspectionHoldsItsFindingsBackUntilItIsRetried() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        let device = try await Device(directory.file("device.sqlite"), servers.api)
+        servers.inspections.refuse(2)
+        for number in 1...2 {
+            try await device.inspections.save(Inspection(id: number, site: "site \(number)"))
+            try await device.findings.save(contentsOf: Self.findings(of: number, count: 2))
+        }
+        let status = device.group.status()
+
+        let first = try await device.group.sync()
+
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(first.rejections.keys.sorted { $0.id < $1.id } == [SyncDependency(Inspection.self, id: 2)])
+        #expect(try await servers.findings.fetchAll().map(\.id).sorted() == [101, 102])
+        for held in [201, 202] {
+            guard case .pending(let attempts, let error?) = try await device.findings.status(of: held) else {
+                Issue.record(
+                    "finding \(held) is not pending with an error: \(try await device.findings.status(of: held))"
+                )
+                continue
+            }
+            #expect(attempts == 0)
+            #expect(error.code == .heldBack)
+            #expect(error.reason.contains("Inspection 2"))
+            #expect(error.reason.contains("refused"))
+        }
+        #expect(
+            try await Self.first(
+                of: status, where: { $0 == SyncGroupStatus(pending: 3, rejected: 1, heldBack: 2) })
+                == SyncGroupStatus(pending: 3, rejected: 1, heldBack: 2))
+
+        // Held back, not retried into a refusal: another sync sends nothing.
+        let second = try await device.group.sync()
+        #expect(second.sent == 0)
+        #expect(servers.api.orphansRefused.isEmpty)
+
+        servers.inspections.accept(2)
+        try await device.inspections.retry(id: 2)
+        let third = try await device.group.sync()
+        #expect(third.sent == 3)
+        #expect(third.confirmed == 3)
+        #expect(try await servers.findings.fetchAll().map(\.id).sorted() == [101, 102, 201, 202])
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(
+            try await Self.first(of: device.group.status(), where: { $0.pending == 0 }) == SyncGroupStatus())
+        try await device.close()
+    }
+
+    @Test func discardingARefusedEditReleasesTheFindingsMadeAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        try await servers.inspections.save(Inspection(id: 3, site: "east"))
+        let device = try await Device(directory.file("device.sqlite"), servers.api)
+        try await device.group.sync()
+        #expect(try await device.inspections.fetch(id: 3)?.site == "east")
+        servers.inspections.refuse(3)
+        try await device.inspections.save(Inspection(id: 3, site: "", done: true))
+        try await device.findings.save(Finding(id: 301, inspectionID: 3, note: "cracked beam"))
+
+        try await device.group.sync()
+        guard case .pending(_, let error?) = try await device.findings.status(of: 301) else {
+            Issue.record("the finding was not held back")
+            return
+        }
+        #expect(error.code == .heldBack)
+
+        try await device.inspections.discard(id: 3)
+        #expect(try await device.inspections.fetch(id: 3)?.site == "east")
+        let report = try await device.group.sync()
+        #expect(report.confirmed == 1)
+        #expect(try await servers.findings.fetch(id: 301)?.note == "cracked beam")
+        #expect(servers.api.orphansRefused.isEmpty)
+        try await device.close()
+    }
+
+    @Test func oneThousandChangesAcrossTwoTypesTakeNoMoreRequestsThanTwoUngroupedRepositories() async throws {
+        let directory = try TemporaryDirectory()
+        // 250 inspections with 3 findings each, made in the order an inspector makes them.
+        var made: [(Inspection?, [Finding])] = []
+        var inspectionOf: [Int: Int] = [:]
+        for number in 1...250 {
+            let findings = Self.findings(of: number, count: 3)
+            for finding in findings { inspectionOf[finding.id] = number }
+            made.append((Inspection(id: number, site: "site \(number)"), findings))
+        }
+
+        let grouped = Servers()
+        let device = try await Device(directory.file("grouped.sqlite"), grouped.api)
+        for (inspection, findings) in made {
+            if let inspection { try await device.inspections.save(inspection) }
+            try await device.findings.save(contentsOf: findings)
+        }
+        let report = try await device.group.sync()
+        try await device.close()
+
+        let apart = Servers()
+        let inspectionTable = try await SQLiteRepository<Inspection>(
+            fileURL: directory.file("inspections.sqlite"))
+        let findingTable = try await SQLiteRepository<Finding>(fileURL: directory.file("findings.sqlite"))
+        let inspections = apart.api.inspections.offlineFirst(
+            local: inspectionTable, outbox: try await Outbox(in: inspectionTable), automaticSync: nil)
+        let findings = apart.api.findings.offlineFirst(
+            local: findingTable, outbox: try await Outbox(in: findingTable), automaticSync: nil)
+        for (inspection, batch) in made {
+            if let inspection { try await inspections.save(inspection) }
+            try await findings.save(contentsOf: batch)
+        }
+        // The order that lets every finding through: the inspections first.
+        let requestsApart = try await inspections.sync().requests + findings.sync().requests
+
+        #expect(report.sent == 1_000)
+        #expect(report.confirmed == 1_000)
+        #expect(report.requests <= requestsApart)
+        #expect(grouped.api.findingsSentBeforeTheirInspection(inspectionOf: inspectionOf).isEmpty)
+        #expect(grouped.api.orphansRefused.isEmpty)
+        #expect(try await grouped.findings.fetchAll().count == 750)
+        try await inspections.outbox.close()
+        try await findings.outbox.close()
+        try await inspectionTable.close()
+        try await findingTable.close()
+    }
+
+    @Test func aMemberOfAnotherFileOrASecondMemberOfOneTypeIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        let device = try await Device(directory.file("device.sqlite"), servers.api)
+        await #expect {
+            _ = try await servers.api.findings.offlineFirst(local: device.findingTable, group: device.group)
+        } throws: { error in
+            (error as? RepositoryError)?.code == .rejected
+                && (error as? RepositoryError)?.reason.contains("has a repository of Finding already") == true
+        }
+        let elsewhere = try await SQLiteRepository<Finding>(fileURL: directory.file("other.sqlite"))
+        await #expect {
+            _ = try await servers.api.findings.offlineFirst(local: elsewhere, group: device.group)
+        } throws: { error in
+            (error as? RepositoryError)?.code == .rejected
+                && (error as? RepositoryError)?.reason.contains("not the sync group's database") == true
+        }
+        try await elsewhere.close()
+        try await device.close()
+    }
+
+    @Test func oneGroupSyncsAtATimeAcrossInstances() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let servers = Servers()
+        let gate = Gate()
+        var holding = servers.api.inspections
+        holding.onSaveContentsOf = { batch in
+            await gate.pass()
+            try await servers.api.inspections.save(contentsOf: batch)
+        }
+        holding.onSave = { inspection in
+            await gate.pass()
+            try await servers.api.inspections.save(inspection)
+        }
+        let app = try await Device(url, inspections: holding, findings: servers.api.findings)
+        let extensionProcess = try await Device(url, servers.api, lockWait: .milliseconds(50))
+        try await app.inspections.save(Inspection(id: 1, site: "north"))
+        try await extensionProcess.findings.save(Finding(id: 101, inspectionID: 1, note: "rust"))
+
+        let syncing = Task { try await app.group.sync() }
+        await gate.waitForArrival()
+        await #expect {
+            try await extensionProcess.group.sync()
+        } throws: { error in
+            (error as? RepositoryError)?.code == .locked
+        }
+        gate.open()
+        let report = try await syncing.value
+        // The app's sync sent the extension's finding after the inspection.
+        #expect(report.sent == 2)
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(try await servers.findings.fetch(id: 101) != nil)
+        try await extensionProcess.close()
+        try await app.close()
+    }
+
+    @Test func anExtensionAddingFindingsWhileTheAppSyncsAgainstAHostileServerLosesAndDoublesNothing()
+        async throws
+    {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let servers = Servers()
+        servers.inspections.loseAnswers(probability: 0.2, seed: 27)
+        servers.findings.loseAnswers(probability: 0.2, seed: 72)
+        servers.inspections.appliesBatchesItemByItem = true
+        servers.findings.appliesBatchesItemByItem = true
+        servers.inspections.normalize { inspection in
+            var inspection = inspection
+            inspection.site = inspection.site.uppercased()
+            return inspection
+        }
+        let app = try await Device(url, servers.api)
+        let extensionProcess = try await Device(url, servers.api)
+
+        /// Syncs `device`, a transient failure (a lost answer, the other's sync holding the
+        /// lock) being no failure here.
+        @Sendable func syncing(_ device: Device) async throws {
+            do {
+                try await device.group.sync()
+            } catch let error as RepositoryError where [.unavailable, .locked].contains(error.code) {}
+        }
+        let appWrites = Task {
+            for number in 1...12 {
+                try await app.inspections.save(Inspection(id: number, site: "site \(number)"))
+                try await app.findings.save(contentsOf: Self.findings(of: number, count: 2))
+                if number.isMultiple(of: 3) { try await syncing(app) }
+            }
+        }
+        let extensionWrites = Task {
+            var added = 0
+            while added < 24 {
+                // Findings on the inspections the app has made so far, read from the shared table.
+                for inspection in try await extensionProcess.inspectionTable.fetchAll() where added < 24 {
+                    let id = inspection.id * 100 + 50 + added % 2
+                    if try await extensionProcess.findingTable.fetch(id: id) == nil {
+                        try await extensionProcess.findings.save(
+                            Finding(id: id, inspectionID: inspection.id, note: "from the extension"))
+                        added += 1
+                    }
+                }
+                try await syncing(extensionProcess)
+                await Task.yield()
+            }
+        }
+        try await appWrites.value
+        try await extensionWrites.value
+        servers.inspections.stopLosingAnswers()
+        servers.findings.stopLosingAnswers()
+        for _ in 1...5 { try await syncing(app) }
+        try await syncing(extensionProcess)
+
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(servers.inspections.overapplied.isEmpty)
+        #expect(servers.findings.overapplied.isEmpty)
+        #expect(try await app.inspections.outbox.changes().isEmpty)
+        #expect(try await app.findings.outbox.changes().isEmpty)
+        let serverFindings = try await servers.findings.fetchAll().sorted { $0.id < $1.id }
+        #expect(serverFindings.count == 12 * 2 + 24)
+        #expect(try await app.findingTable.fetchAll().sorted { $0.id < $1.id } == serverFindings)
+        #expect(try await extensionProcess.findingTable.fetchAll().sorted { $0.id < $1.id } == serverFindings)
+        let serverInspections = try await servers.inspections.fetchAll().sorted { $0.id < $1.id }
+        #expect(serverInspections.count == 12)
+        #expect(try await app.inspectionTable.fetchAll().sorted { $0.id < $1.id } == serverInspections)
+        try await extensionProcess.close()
+        try await app.close()
+    }
+
+    /// The first element of `sequence` that meets `condition`, or the last one seen when five
+    /// minutes pass first (the test then fails on its expectation rather than hanging).
+    static func first<Values: AsyncSequence & Sendable>(
+        of sequence: Values, where condition: @escaping @Sendable (Values.Element) -> Bool
+    ) async throws -> Values.Element? where Values.Element: Sendable {
+        let watching = Task { () -> Values.Element? in
+            var last: Values.Element?
+            for try await element in sequence {
+                last = element
+                if condition(element) { break }
+            }
+            return last
+        }
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(300))
+            watching.cancel()
+        }
+        defer { deadline.cancel() }
+        return try await watching.value
+    }
+}
