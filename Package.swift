@@ -92,6 +92,13 @@ let package = Package(
             dependencies: ["Repositories", "RepositoriesHTTP", "RepositoriesSQLite", "ExampleSupport"],
             path: "Examples/SyncServer"
         ),
+        // Not from an article: related types (inspections and their findings) in one SyncGroup,
+        // and a share extension, a second process, writing the same database.
+        .executableTarget(
+            name: "Inspections",
+            dependencies: ["Repositories", "RepositoriesSQLite", "ExampleSupport"],
+            path: "Examples/Inspections"
+        ),
         // Not from an article: a small service, two instances on one PostgreSQL table it
         // starts itself (with the tests' private server): coherent caches, an atomic stock
         // decrement, a rolling v1 → v2 migration. `--postgres URL` uses a real server.
@@ -191,6 +198,10 @@ let package = Package(
         .testTarget(
             name: "NumberFactsTests",
             dependencies: ["NumberFacts", "ExampleSupport", "Repositories", "RepositoriesTesting"]
+        ),
+        .testTarget(
+            name: "InspectionsTests",
+            dependencies: ["Inspections", "ExampleSupport", "Repositories", "RepositoriesSQLite"]
         ),
         .testTarget(
             name: "SharedListTests",
