@@ -63,6 +63,7 @@ let sections: [(String, (BenchmarkRun) -> () async throws -> [Figure])] = [
     ("offline-first", BenchmarkRun.offlineFirstFigures),
     ("outbox in SQLite", BenchmarkRun.sqliteOutboxFigures),
     ("across processes", BenchmarkRun.crossProcessFigures),
+    ("related types", BenchmarkRun.syncGroupFigures),
     ("incremental sync", BenchmarkRun.incrementalSyncFigures),
     ("partial sync", BenchmarkRun.partialSyncFigures),
     ("observers", BenchmarkRun.observerFigures),

@@ -77,14 +77,15 @@ extension Outbox {
     public convenience init(
         in local: SQLiteRepository<Entity>, lockWait: Duration? = nil, migrations: Migrations<Entity>? = nil
     ) async throws {
-        try await self.init(in: local, lockWait: lockWait, migrations: migrations, revisionTable: nil)
+        try await self.init(in: local, lockWait: lockWait, migrations: migrations, inGroup: false)
     }
 
-    /// ``init(in:lockWait:migrations:)``, taking revisions from the counter table
-    /// `revisionTable` (a ``SyncGroup``'s, which its members share) instead of the outbox's own.
+    /// ``init(in:lockWait:migrations:)``, as a member of the ``SyncGroup`` of `local`'s file
+    /// when `inGroup`: revisions from the counter the group's members share, and each change
+    /// keeping its place in the group's order.
     convenience init(
         in local: SQLiteRepository<Entity>, lockWait: Duration?, migrations: Migrations<Entity>?,
-        revisionTable: String?
+        inGroup: Bool
     ) async throws {
         guard let fileURL = local.fileURL else {
             throw RepositoryError.rejected(
@@ -119,7 +120,7 @@ extension Outbox {
         }
         let joint: SQLiteOutboxJoint<Entity>
         do {
-            joint = try await SQLiteOutboxJoint(local: local, records: records, revisionTable: revisionTable)
+            joint = try await SQLiteOutboxJoint(local: local, records: records, inGroup: inGroup)
         } catch {
             do { try await conflicts.close() } catch {}
             do { try await records.close() } catch {}
@@ -133,7 +134,7 @@ extension Outbox {
                     holding: "of the table \(local.tableName) in \(fileURL.path)"),
                 // A crash cannot split a write; with relaxed durability a power loss can still
                 // lose the last commits while the feed's cursor, in its own file, survives.
-                marksSessions: local.options.synchronous != .full))
+                marksSessions: local.options.synchronous != .full, groupOrdered: inGroup))
     }
 }
 

@@ -53,8 +53,7 @@ extension Repository where Entity: Codable, ID: Codable {
                 recovery: "Open the SQLiteRepository with the group's fileURL")
         }
         let outbox = try await Outbox(
-            in: local, lockWait: group.lockWait, migrations: migrations,
-            revisionTable: SyncGroup.revisionTableName)
+            in: local, lockWait: group.lockWait, migrations: migrations, inGroup: true)
         do {
             return try OfflineFirstRepository(
                 remote: self, local: local, outbox: outbox, group: group, conflicts: conflicts,

@@ -16,23 +16,56 @@ where Entity.ID: Codable & Sendable {
 
     typealias Record = OutboxRecord<Entity>
 
-    /// The joint storage of `records` beside `local`, taking revisions from the table
-    /// `revisionTable` (by default the outbox's own, `repositories_revisions_` and the local
-    /// table's name); creates that table when the file has none.
-    init(local: SQLiteRepository<Entity>, records: SQLiteRepository<Record>, revisionTable: String? = nil)
-        async throws
-    {
+    /// The joint storage of `records` beside `local`. Revisions come from the table of the
+    /// ``SyncGroup`` in the file when `inGroup`, or when the file has one (so an outbox opened
+    /// on a member's table with `Outbox(in:)` never hands out a revision a member did), else
+    /// from the outbox's own (`repositories_revisions_` and the local table's name); the table
+    /// is made when the file has none, and the group's is raised, as it is made, to the highest
+    /// revision of every counter in the file.
+    init(local: SQLiteRepository<Entity>, records: SQLiteRepository<Record>, inGroup: Bool) async throws {
         self.local = local
         self.records = records
-        self.revisionTable = SQLiteChangeLog.quoted(
-            revisionTable ?? "repositories_revisions_\(local.tableName)")
-        let create = "CREATE TABLE IF NOT EXISTS \(self.revisionTable) (revision INTEGER NOT NULL)"
+        let group = SyncGroup.revisionTableName
+        let own = "repositories_revisions_\(local.tableName)"
+        let chosen = Mutex<String?>(nil)
         try await local.database.submit(
             .reading(
                 SQLiteReadingWrite(tableNames: [], siblings: [records.database.siblingNumber]) { connection in
-                    try connection.execute(create)
+                    let name = try inGroup || connection.hasTable(named: group) ? group : own
+                    try connection.execute(
+                        "CREATE TABLE IF NOT EXISTS \(SQLiteChangeLog.quoted(name)) (revision INTEGER NOT NULL)"
+                    )
+                    if name == group { try Self.raiseGroupCounter(on: connection) }
+                    chosen.withLock { $0 = name }
                     return 0
                 }))
+        revisionTable = SQLiteChangeLog.quoted(chosen.withLock { $0 } ?? own)
+    }
+
+    /// Raises the group's counter to the highest revision any counter in the file holds: an
+    /// outbox's own, from before it joined, included. A revision its outbox handed out (and a
+    /// discard may have removed) is then never handed out again, and every change made in the
+    /// group comes after every change made before.
+    private static func raiseGroupCounter(on connection: SQLiteConnection) throws {
+        var counters: [String] = []
+        try connection.withStatement(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'repositories\\_revisions\\_%' ESCAPE '\\'"
+        ) { statement in
+            while try statement.step() {
+                if let name = statement.text(at: 0) { counters.append(name) }
+            }
+        }
+        let group = SQLiteChangeLog.quoted(SyncGroup.revisionTableName)
+        let kept = try connection.integer("SELECT max(revision) FROM \(group)") ?? 0
+        var highest = kept
+        for counter in counters {
+            highest = max(
+                highest,
+                try connection.integer("SELECT max(revision) FROM \(SQLiteChangeLog.quoted(counter))") ?? 0)
+        }
+        guard highest > kept else { return }
+        try connection.execute("DELETE FROM \(group)")
+        try connection.execute("INSERT INTO \(group) (revision) VALUES (\(highest))")
     }
 
     func joins(_ store: Any) -> Bool {

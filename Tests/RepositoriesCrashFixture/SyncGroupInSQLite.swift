@@ -9,13 +9,15 @@ import RepositoriesTestSupport
 /// process and the test), writing until it is killed.
 ///
 /// - `app`: creates inspections (IDs from `first-id`) with findings (`inspection * 100 + n`),
-///   edits them, deletes some of its findings, syncs every few writes.
+///   edits them, moves some findings to another inspection, deletes some of its findings,
+///   syncs every few writes.
 /// - `extension`: adds findings (IDs from `first-id`) to inspections it reads from the shared
-///   table, the app's unsynced ones included, edits and deletes some of them, syncs.
+///   table, the app's unsynced ones included, edits, moves and deletes some of them, syncs.
 ///
 /// Prints `try save KEY REVISION` or `try delete KEY` before each write and `saved KEY
 /// REVISION` or `deleted KEY` once it returned, a key being `I` or `F` and the ID (`F501`); an
-/// entity's revision is the number its `site` or `note` ends with. `synced` after each sync.
+/// entity's revision is the number its `site` or `note` ends with. After each sync, `rejected
+/// ENTITY: REASON` for each change the server refused, then `synced`.
 func syncGroupInSQLite(device: URL, remote: URL, firstID: Int, seed: UInt64, role: String) async throws {
     let server = InspectionServer(
         inspections: try await SQLiteRepository<Inspection>(
@@ -78,7 +80,14 @@ func syncGroupInSQLite(device: URL, remote: URL, firstID: Int, seed: UInt64, rol
             try await save([finding(next, of: inspection.id, revision: 0)], revision: 0)
             next += 1
         case (_, 5) where !myFindings.isEmpty:
-            let edited = myFindings[Int.random(in: 0..<myFindings.count, using: &random)]
+            // An edit, half of them moving the finding to another inspection, synced or not.
+            let index = Int.random(in: 0..<myFindings.count, using: &random)
+            if Bool.random(using: &random),
+                let other = try await inspectionTable.fetchAll().randomElement(using: &random)
+            {
+                myFindings[index].inspectionID = other.id
+            }
+            let edited = myFindings[index]
             let revision = Int.random(in: 1..<1_000, using: &random)
             try await save(
                 [finding(edited.id, of: edited.inspectionID, revision: revision)], revision: revision)
@@ -88,7 +97,9 @@ func syncGroupInSQLite(device: URL, remote: URL, firstID: Int, seed: UInt64, rol
             try await findings.delete(id: gone.id)
             say("deleted F\(gone.id)")
         case (_, 7...9):
-            try await group.sync()
+            let report = try await group.sync()
+            // A refusal here is one the server had to make: the test counts it.
+            for (entity, error) in report.rejections { say("rejected \(entity): \(error.reason)") }
             say("synced")
         default:
             continue

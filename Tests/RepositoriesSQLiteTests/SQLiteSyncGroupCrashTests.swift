@@ -21,6 +21,8 @@ import Testing
         var inFlight: [String: Int?] = [:]
         var highestID = -1
         var synced = 0
+        /// The refusals the processes' syncs reported.
+        var rejected: [String] = []
 
         init(_ lines: [String]) {
             for line in lines {
@@ -36,6 +38,7 @@ import Testing
                     acknowledged.updateValue(nil, forKey: words[1])
                     inFlight.removeValue(forKey: words[1])
                 case "synced": synced += 1
+                case "rejected": rejected.append(line)
                 default: continue
                 }
             }
@@ -98,6 +101,9 @@ import Testing
                 inFlight.merge(said[process].inFlight) { _, new in new }
                 next[process] = max(next[process], said[process].highestID + 1)
                 syncsInChildren += said[process].synced
+                #expect(
+                    said[process].rejected.isEmpty,
+                    "round \(round): \(roles[process])'s sync: \(said[process].rejected)")
             }
 
             let serverInspections = try await SQLiteRepository<Inspection>(

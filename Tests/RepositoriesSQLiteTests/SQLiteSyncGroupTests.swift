@@ -198,6 +198,120 @@ import Testing
         try await device.close()
     }
 
+    @Test func aFindingMovedToAnInspectionCreatedAfterItsFirstEditWaitsForIt() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        try await servers.inspections.save(Inspection(id: 1, site: "north"))
+        try await servers.findings.save(Finding(id: 101, inspectionID: 1, note: "rust"))
+        let device = try await Device(directory.file("device.sqlite"), servers.api)
+        try await device.group.sync()
+        // Offline: the finding edited, a new inspection, the finding moved to it.
+        try await device.findings.save(Finding(id: 101, inspectionID: 1, note: "rust, spreading"))
+        try await device.inspections.save(Inspection(id: 2, site: "south"))
+        try await device.findings.save(Finding(id: 101, inspectionID: 2, note: "rust, spreading"))
+
+        let report = try await device.group.sync()
+
+        #expect(report.rejections.isEmpty)
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(try await servers.findings.fetch(id: 101)?.inspectionID == 2)
+        try await device.close()
+    }
+
+    @Test func changesQueuedBeforeTheOutboxesJoinedAGroupGoInCausalOrder() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let servers = Servers()
+        // Before the app used a group: an outbox per table, each with its own counter. The
+        // inspection is saved many times (revision 20 in its counter), then a finding on it
+        // (revision 1 in the findings' counter): made after, numbered lower.
+        do {
+            let inspectionTable = try await SQLiteRepository<Inspection>(fileURL: url)
+            let findingTable = try await SQLiteRepository<Finding>(fileURL: url)
+            let inspectionOutbox = try await Outbox(in: inspectionTable)
+            let findingOutbox = try await Outbox(in: findingTable)
+            let inspections = servers.api.inspections.offlineFirst(
+                local: inspectionTable, outbox: inspectionOutbox, automaticSync: nil)
+            let findings = servers.api.findings.offlineFirst(
+                local: findingTable, outbox: findingOutbox, automaticSync: nil)
+            for edit in 1...20 { try await inspections.save(Inspection(id: 1, site: "draft \(edit)")) }
+            try await findings.save(Finding(id: 101, inspectionID: 1, note: "rust"))
+            try await findingOutbox.close()
+            try await inspectionOutbox.close()
+            try await findingTable.close()
+            try await inspectionTable.close()
+        }
+        let device = try await Device(url, servers.api)
+
+        let report = try await device.group.sync()
+
+        #expect(report.rejections.isEmpty)
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(try await servers.findings.fetch(id: 101) != nil)
+        // And the group goes on from there.
+        try await device.inspections.save(Inspection(id: 2, site: "south"))
+        try await device.findings.save(Finding(id: 201, inspectionID: 2, note: "cracks"))
+        #expect(try await device.group.sync().confirmed == 2)
+        #expect(servers.api.orphansRefused.isEmpty)
+        try await device.close()
+    }
+
+    @Test func aProcessWithoutTheInspectionsRepositoryHoldsItsFindingsBack() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let servers = Servers()
+        let app = try await Device(url, servers.api)
+        try await app.inspections.save(Inspection(id: 1, site: "north"))
+        // The extension opens the findings alone.
+        let group = SyncGroup(fileURL: url)
+        let table = try await SQLiteRepository<Finding>(fileURL: url)
+        let findings = try await servers.api.findings.offlineFirst(
+            local: table, group: group, dependsOn: Finding.dependencies, automaticSync: nil)
+        try await findings.save(Finding(id: 101, inspectionID: 1, note: "rust"))
+
+        try await group.sync()
+
+        #expect(servers.api.orphansRefused.isEmpty)
+        guard case .pending(0, let error?) = try await findings.status(of: 101) else {
+            Issue.record("the finding was not held back: \(try await findings.status(of: 101))")
+            return
+        }
+        #expect(error.code == .heldBack)
+        #expect(error.reason.contains("no repository of Inspection in this process"))
+        // The app's sync, which has both, sends the inspection, then the finding.
+        let report = try await app.group.sync()
+        #expect(report.confirmed == 2)
+        #expect(servers.api.orphansRefused.isEmpty)
+        try await findings.outbox.close()
+        try await table.close()
+        try await app.close()
+    }
+
+    @Test func aMemberWhoseOutboxClosedLeavesTheGroupAndCanBeOpenedAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let servers = Servers()
+        let device = try await Device(url, servers.api)
+        try await device.findings.outbox.close()
+        await #expect {
+            try await device.findings.sync()
+        } throws: { error in
+            (error as? RepositoryError)?.code == .closed
+        }
+        // The group syncs its other member, and takes a new findings repository.
+        try await device.inspections.save(Inspection(id: 1, site: "north"))
+        #expect(try await device.group.sync().confirmed == 1)
+        let reopened = try await servers.api.findings.offlineFirst(
+            local: device.findingTable, group: device.group, dependsOn: Finding.dependencies,
+            automaticSync: nil)
+        try await reopened.save(Finding(id: 101, inspectionID: 1, note: "rust"))
+        #expect(try await device.group.sync().confirmed == 1)
+        try await reopened.outbox.close()
+        try await device.inspections.outbox.close()
+        try await device.findingTable.close()
+        try await device.inspectionTable.close()
+    }
+
     @Test func oneThousandChangesAcrossTwoTypesTakeNoMoreRequestsThanTwoUngroupedRepositories() async throws {
         let directory = try TemporaryDirectory()
         // 250 inspections with 3 findings each, made in the order an inspector makes them.

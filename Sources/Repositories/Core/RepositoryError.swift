@@ -104,10 +104,12 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         /// take a new cursor; an offline-first sync does so by itself.
         public static let cursorExpired = Code(.cursorExpired)
         /// A pending change of a ``SyncGroup`` member was not sent because it depends on an
-        /// earlier change (``SyncDependency``) that has not reached the remote: the remote
-        /// refused it, or could not be reached. The reason names that change; the held change
-        /// is sent once it is confirmed, retried (``OfflineFirstRepository/retry(id:)``) or
-        /// discarded. Nothing to do to this change itself.
+        /// earlier change (``SyncDependency``) the remote has not confirmed: one it refused, one
+        /// the sync could not confirm (its conflict not settled within the sync), or one of an
+        /// entity type the group has no member of in this process. The reason names that
+        /// change; the held change goes once it is confirmed, retried
+        /// (``OfflineFirstRepository/retry(id:)``) or discarded. Nothing to do to this change
+        /// itself.
         public static let heldBack = Code(.heldBack)
     }
 

@@ -53,10 +53,13 @@ extension OfflineFirstRepository {
     /// settled and sent again within one sync, before it waits for the next.
     private static var conditionalRounds: Int { 3 }
 
-    /// Pushes the pending changes, or of them only those of `only`'s IDs (a ``SyncGroup``'s
-    /// push, which holds back the others).
-    func push(_ tally: SyncTally<ID>, only: Set<ID>? = nil) async throws {
-        let pending = try await outbox.records().filter { !$0.rejected && only?.contains($0.id) ?? true }
+    /// Pushes the pending changes, or of them only those `only` names, at the revision it
+    /// gives (a ``SyncGroup``'s push, which holds back the others, and leaves a change
+    /// replaced since it planned for its next round).
+    func push(_ tally: SyncTally<ID>, only: [ID: UInt64]? = nil) async throws {
+        let pending = try await outbox.records().filter { record in
+            !record.rejected && (only.map { $0[record.id] == record.revision } ?? true)
+        }
         guard !pending.isEmpty else { return }
         let createsConditionally = remote is any VersionTaggingRepository<Entity, ID>
         let current: Copies

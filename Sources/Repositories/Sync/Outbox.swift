@@ -66,6 +66,9 @@ where Entity.ID: Codable & Sendable {
     let session: SessionMarker?
     /// The file beside the outbox that keeps when a sync last finished.
     private let syncedAtURL: URL
+    /// Whether the outbox belongs to a ``SyncGroup`` (see ``OutboxParts/groupOrdered``).
+    let groupOrdered: Bool
+    private let closed = Mutex(false)
 
     /// Opens the outbox at `fileURL`, creating it when no file is there.
     ///
@@ -124,6 +127,7 @@ where Entity.ID: Codable & Sendable {
     /// Opens an outbox made of `parts`. On failure every part is closed.
     package init(parts: OutboxParts<Entity>) async throws {
         fileURL = parts.fileURL
+        groupOrdered = parts.groupOrdered
         store = parts.records
         joint = parts.joint
         syncLock = parts.syncLock
@@ -152,7 +156,33 @@ where Entity.ID: Codable & Sendable {
             do { try await store.close() } catch {}
             throw error
         }
+        if joint != nil {
+            // The counter in the file is raised to this outbox's highest revision at once: the
+            // first change of another outbox sharing it (a group's) then comes after its changes.
+            do {
+                _ = try await latestRevision()
+            } catch {
+                do { try await parts.conflicts.close() } catch {}
+                do { try await store.close() } catch {}
+                throw error
+            }
+        }
     }
+
+    /// The highest revision handed out, by any instance or (in a ``SyncGroup``) any member
+    /// sharing the counter in the file: every change made up to it is committed. The file's
+    /// counter is raised to this instance's highest first.
+    func latestRevision() async throws -> UInt64 {
+        guard let joint else { return revisions.highest }
+        let (_, highest) = try await joint.edit([], revisionsAfter: revisions.highest) { _, _ in
+            OutboxEdit(result: ())
+        }
+        revisions.raise(to: highest)
+        return highest
+    }
+
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { closed.withLock { $0 } }
 
     /// The migrations of the outbox's records, over those of the entity.
     package static func recordMigrations(_ migrations: Migrations<Entity>) throws -> Migrations<Record> {
@@ -233,6 +263,7 @@ where Entity.ID: Codable & Sendable {
 
     /// Closes the outbox's file and releases its lock; later calls throw `closed`.
     public func close() async throws {
+        closed.withLock { $0 = true }
         var failure: (any Error)?
         do { try await conflicts.close() } catch { failure = error }
         do { try await store.close() } catch { failure = failure ?? error }
@@ -348,6 +379,7 @@ where Entity.ID: Codable & Sendable {
     ) async throws -> Undo {
         let ids = changes.map(\.id)
         let location = fileURL.path
+        let groupOrdered = groupOrdered
         return try await edit(ids, telling: .recorded) { existing, highest in
             let fresh = ids.filter { existing[$0] == nil }
             let now = Date()
@@ -359,7 +391,11 @@ where Entity.ID: Codable & Sendable {
                     key: IdempotencyKey.make(),
                     revision: try Self.revision(after: &highest, location: location),
                     attempts: 0, lastError: nil, rejected: false, madeAt: now)
-                record.firstRevision = existing[change.id]?.order ?? record.revision
+                // In a group, a change keeps the place of its ID's first pending change; one
+                // first made before the outbox joined stays before every change made since.
+                if groupOrdered {
+                    record.firstRevision = existing[change.id].map(\.firstRevision) ?? record.revision
+                }
                 if let replaced = existing[change.id] {
                     record.possiblyApplied = Self.possiblyApplied(after: replaced)
                     record.baseUpgraded = replaced.baseUpgraded
@@ -436,6 +472,7 @@ where Entity.ID: Codable & Sendable {
     /// that one stays, now based on what the remote said it stored (`echoes`, by ID: its
     /// answer's echo, ``WriteEcho``), or else on what was sent.
     func acknowledge(_ sent: [Record], echoes: [Entity.ID: Entity] = [:]) async throws {
+        let groupOrdered = groupOrdered
         try await edit(sent.map(\.id)) { current, _ in
             var done: [Entity.ID] = []
             var rebased: [Record] = []
@@ -450,6 +487,8 @@ where Entity.ID: Codable & Sendable {
                     later.base = record.entity.map { echoes[record.id] ?? $0 }
                     later.baseUpgraded = false
                     later.possiblyApplied = []
+                    // What is left pending is a change of its own, begun at its revision.
+                    if groupOrdered { later.firstRevision = later.revision }
                     rebased.append(later)
                 }
             }
@@ -491,14 +530,15 @@ where Entity.ID: Codable & Sendable {
 
     /// Notes on each pending change of `held` the error that says which change it waits for
     /// (``RepositoryError/Code/heldBack``, from a ``SyncGroup``), without counting a try: it
-    /// was not sent. A rejected change, or one that already shows that error, is left as it is.
-    func hold(_ held: [Entity.ID: RepositoryError]) async throws {
+    /// was not sent. A change replaced since (another revision), a rejected one, or one that
+    /// already shows that error, is left as it is.
+    func hold(_ held: [Entity.ID: (revision: UInt64, error: RepositoryError)]) async throws {
         guard !held.isEmpty else { return }
-        let errors = held.mapValues { StoredChangeError($0) }
+        let errors = held.mapValues { (revision: $0.revision, error: StoredChangeError($0.error)) }
         try await edit(Array(held.keys)) { current, _ in
             var changed: [Record] = []
-            for (id, error) in errors {
-                guard var record = current[id], !record.rejected,
+            for (id, (revision, error)) in errors {
+                guard var record = current[id], record.revision == revision, !record.rejected,
                     record.lastError?.code != error.code || record.lastError?.reason != error.reason
                 else { continue }
                 record.lastError = error

@@ -49,15 +49,12 @@ package struct StoredChange<Payload: Sendable, ID: Codable & Sendable & Hashable
     /// while the remote holds values of its own, so a difference in a field this change did
     /// not touch may be no change on the remote at all (``SyncPlan/settle(_:remote:policy:)``).
     var baseUpgraded = false
-    /// The revision of the first change of this pending record: where it stands in the order
-    /// the app made its changes, kept when a later change replaces it. Outboxes of one
-    /// ``SyncGroup`` take their revisions from one counter, so it orders their changes across
-    /// entity types. `nil` in records written before it was kept: ``order`` is then the
-    /// revision.
+    /// In an outbox of a ``SyncGroup``, the revision of the first change of this pending
+    /// record: where it stands in the order the app made its changes, kept when a later change
+    /// replaces it. The group's members take their revisions from one counter, so it orders
+    /// their changes across entity types. `nil` outside a group, and for a change first made
+    /// before its outbox joined one (which stands before every change made since).
     var firstRevision: UInt64?
-
-    /// Where the change stands in the order the app made its changes (``firstRevision``).
-    var order: UInt64 { firstRevision ?? revision }
 
     enum CodingKeys: String, CodingKey {
         case id, entity, base, key, revision, attempts, lastError, rejected, madeAt, sending, possiblyApplied

@@ -142,13 +142,19 @@ where Entity.ID: Codable & Sendable {
     /// ``SessionMarker``); an outbox whose writes are joint cannot be split from the local
     /// store by a crash, and does not need it when its commits are durable.
     package var marksSessions: Bool
+    /// Whether the outbox belongs to a ``SyncGroup``: its revisions come from the counter the
+    /// group's members share, and each change keeps where it stands in the group's order
+    /// (``StoredChange/firstRevision``).
+    package var groupOrdered: Bool
 
     /// The parts of an outbox.
     package init(
         records: any OutboxStorage<OutboxRecord<Entity>>,
         conflicts: any OutboxStorage<StoredConflict<Entity, Entity.ID>>, fileURL: URL, sidecars: URL,
-        joint: (any OutboxJointStorage<Entity>)?, syncLock: OutboxSyncLock? = nil, marksSessions: Bool
+        joint: (any OutboxJointStorage<Entity>)?, syncLock: OutboxSyncLock? = nil, marksSessions: Bool,
+        groupOrdered: Bool = false
     ) {
+        self.groupOrdered = groupOrdered
         self.syncLock = syncLock
         self.records = records
         self.conflicts = conflicts

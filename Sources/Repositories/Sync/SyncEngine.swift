@@ -16,7 +16,12 @@ import Synchronization
 ///    of its records.
 ///
 /// Writes take only 2 then 3; a sync takes 1, and 2 then 3 around each step. No code waits
-/// for 1 while holding 2 or 3, so nothing deadlocks. Everything run under the write order
+/// for 1 while holding 2 or 3, so nothing deadlocks.
+///
+/// A member of a ``SyncGroup`` does not take 1: its sync is the group's, which holds the
+/// group's own lock in this process, then the group's file lock, then each member outbox's
+/// sync lock in the order of their type names, and inside them takes 2 then 3 around each
+/// step of each member, as above. A write never waits for any of the group's locks. Everything run under the write order
 /// runs to the end once begun, whatever is cancelled (see ``runningToCompletion(_:)``).
 final class SyncEngine<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Sendable {
     typealias ID = Entity.ID

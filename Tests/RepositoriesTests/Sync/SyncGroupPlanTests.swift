@@ -13,67 +13,145 @@ import Testing
     static func inspection(_ id: Int) -> SyncDependency { SyncDependency(Inspection.self, id: id) }
     static func finding(_ id: Int) -> SyncDependency { SyncDependency(Finding.self, id: id) }
     static func photo(_ id: Int) -> SyncDependency { SyncDependency(Photo.self, id: id) }
+    static let everyType: Set<ObjectIdentifier> = [
+        ObjectIdentifier(Inspection.self), ObjectIdentifier(Finding.self), ObjectIdentifier(Photo.self),
+    ]
 
+    /// A pending change first made at `first` (`nil`: before its outbox joined the group),
+    /// now at revision `now` (by default `first`).
     static func change(
-        _ entity: SyncDependency, at order: UInt64, rejected: Bool = false, needs: [SyncDependency] = []
+        _ entity: SyncDependency, first: UInt64?, now: UInt64? = nil, rejected: Bool = false,
+        needs: [SyncDependency] = []
     ) -> GroupedChange {
-        GroupedChange(entity: entity, order: order, rejected: rejected, dependencies: needs)
+        GroupedChange(
+            entity: entity, revision: now ?? first ?? 0, firstRevision: first, rejected: rejected,
+            dependencies: needs)
+    }
+
+    static func waiting(_ changes: [GroupedChange], members: Set<ObjectIdentifier> = everyType)
+        -> [SyncDependency: SyncDependency]
+    {
+        SyncGroupPlan.blockers(in: changes, members: members).mapValues(\.entity)
+    }
+
+    static func ready(
+        _ changes: [GroupedChange], of type: Any.Type, upTo latest: UInt64 = .max,
+        tried: Set<GroupedChange.Version> = []
+    ) -> [SyncDependency: UInt64] {
+        SyncGroupPlan.ready(
+            changes, of: ObjectIdentifier(type), members: everyType, upTo: latest, excluding: tried)
     }
 
     @Test func aChangeWaitsForAnEarlierPendingChangeItDependsOn() {
         let changes = [
-            Self.change(Self.inspection(1), at: 1),
-            Self.change(Self.finding(10), at: 2, needs: [Self.inspection(1)]),
+            Self.change(Self.inspection(1), first: 1),
+            Self.change(Self.finding(10), first: 2, needs: [Self.inspection(1)]),
             // Its inspection has no pending change: the remote has it.
-            Self.change(Self.finding(11), at: 3, needs: [Self.inspection(2)]),
+            Self.change(Self.finding(11), first: 3, needs: [Self.inspection(2)]),
         ]
-        let blockers = SyncGroupPlan.blockers(in: changes)
-        #expect(blockers.mapValues(\.entity) == [Self.finding(10): Self.inspection(1)])
+        #expect(Self.waiting(changes) == [Self.finding(10): Self.inspection(1)])
+    }
+
+    @Test func anInspectionEditedAfterItsFindingsStillHoldsThemBack() {
+        // Created at 1, a finding at 2, the inspection edited at 3: its change began at 1.
+        let changes = [
+            Self.change(Self.inspection(1), first: 1, now: 3),
+            Self.change(Self.finding(10), first: 2, needs: [Self.inspection(1)]),
+        ]
+        #expect(Self.waiting(changes) == [Self.finding(10): Self.inspection(1)])
     }
 
     @Test func aLaterChangeOfTheDependencyHoldsNothingBack() {
         // The finding was saved on an inspection the remote has; the app then deleted the
         // inspection: the finding goes first, as the app made them.
         let changes = [
-            Self.change(Self.finding(10), at: 1, needs: [Self.inspection(1)]),
-            Self.change(Self.inspection(1), at: 2),
+            Self.change(Self.finding(10), first: 1, needs: [Self.inspection(1)]),
+            Self.change(Self.inspection(1), first: 2),
         ]
-        #expect(SyncGroupPlan.blockers(in: changes).isEmpty)
+        #expect(Self.waiting(changes).isEmpty)
         #expect(
-            SyncGroupPlan.typeOrder(changes) == [
+            SyncGroupPlan.typeOrder(changes, members: Self.everyType) == [
                 ObjectIdentifier(Finding.self), ObjectIdentifier(Inspection.self),
             ])
     }
 
+    @Test func aFindingMovedToAnInspectionCreatedAfterItsFirstVersionWaitsForIt() {
+        // The finding was edited at 10 (on an inspection the remote has), inspection 2
+        // created at 11, and the finding moved to it at 12: its version at 12 needs it.
+        let changes = [
+            Self.change(Self.finding(10), first: 10, now: 12, needs: [Self.inspection(2)]),
+            Self.change(Self.inspection(2), first: 11),
+        ]
+        #expect(Self.waiting(changes) == [Self.finding(10): Self.inspection(2)])
+        #expect(
+            SyncGroupPlan.typeOrder(changes, members: Self.everyType) == [
+                ObjectIdentifier(Inspection.self), ObjectIdentifier(Finding.self),
+            ])
+        #expect(Self.ready(changes, of: Finding.self).isEmpty)
+    }
+
+    @Test func aChangeMadeBeforeItsOutboxJoinedTheGroupComesBeforeEveryOther() {
+        // The inspection's change was made before the group (its revision from its table's
+        // own counter, 90); the finding after, in the group, at 95 (the group's counter starts
+        // above every table's).
+        let changes = [
+            Self.change(Self.inspection(1), first: nil, now: 90),
+            Self.change(Self.finding(10), first: 95, needs: [Self.inspection(1)]),
+        ]
+        #expect(Self.waiting(changes) == [Self.finding(10): Self.inspection(1)])
+        // Two changes from before the group: the one that depends on the other waits.
+        let old = [
+            Self.change(Self.inspection(1), first: nil, now: 90),
+            Self.change(Self.finding(10), first: nil, now: 3, needs: [Self.inspection(1)]),
+        ]
+        #expect(Self.waiting(old) == [Self.finding(10): Self.inspection(1)])
+    }
+
+    @Test func aChangeWaitsForAnEntityOfATypeWithNoMemberInThisProcess() {
+        let changes = [Self.change(Self.finding(10), first: 2, needs: [Self.inspection(1)])]
+        let members: Set = [ObjectIdentifier(Finding.self)]
+        #expect(Self.waiting(changes, members: members) == [Self.finding(10): Self.inspection(1)])
+        let error = SyncGroupPlan.heldBack(
+            Self.finding(10), by: SyncGroupPlan.blockers(in: changes, members: members))
+        #expect(error?.reason.contains("no repository of Inspection in this process") == true)
+        #expect(error?.recovery?.contains("offlineFirst(local:group:)") == true)
+    }
+
     @Test func aChangeWaitsForTheEarliestOfItsBlockers() {
         let changes = [
-            Self.change(Self.photo(5), at: 1),
-            Self.change(Self.inspection(1), at: 2),
-            Self.change(Self.finding(10), at: 3, needs: [Self.inspection(1), Self.photo(5)]),
+            Self.change(Self.photo(5), first: 1),
+            Self.change(Self.inspection(1), first: 2),
+            Self.change(Self.finding(10), first: 3, needs: [Self.inspection(1), Self.photo(5)]),
         ]
-        #expect(SyncGroupPlan.blockers(in: changes)[Self.finding(10)]?.entity == Self.photo(5))
+        #expect(Self.waiting(changes)[Self.finding(10)] == Self.photo(5))
     }
 
     @Test func aChangeNeverWaitsForItself() {
-        let changes = [Self.change(Self.finding(10), at: 1, needs: [Self.finding(10)])]
-        #expect(SyncGroupPlan.blockers(in: changes).isEmpty)
-        #expect(
-            SyncGroupPlan.ready(changes, of: ObjectIdentifier(Finding.self), excluding: []) == [
-                Self.finding(10)
-            ])
+        let changes = [Self.change(Self.finding(10), first: 1, needs: [Self.finding(10)])]
+        #expect(Self.waiting(changes).isEmpty)
+        #expect(Self.ready(changes, of: Finding.self) == [Self.finding(10): 1])
+    }
+
+    @Test func changesWaitingForEachOtherInACircleLetTheFirstMadeGo() {
+        let changes = [
+            Self.change(Self.inspection(1), first: 1, now: 4, needs: [Self.finding(10)]),
+            Self.change(Self.finding(10), first: 2, needs: [Self.inspection(1)]),
+        ]
+        #expect(Self.waiting(changes) == [Self.finding(10): Self.inspection(1)])
+        #expect(Self.ready(changes, of: Inspection.self) == [Self.inspection(1): 4])
     }
 
     @Test func typesGoBeforeTheTypesThatWaitForThemWhateverTheirFirstChange() {
         // A finding made first, on an inspection the remote has; then a new inspection and a
         // finding on it: the inspections still go first, since a finding waits for one.
         let changes = [
-            Self.change(Self.finding(9), at: 1, needs: [Self.inspection(7)]),
-            Self.change(Self.inspection(1), at: 2),
-            Self.change(Self.finding(10), at: 3, needs: [Self.inspection(1)]),
-            Self.change(Self.photo(5), at: 4, needs: [Self.finding(10)]),
+            Self.change(Self.finding(9), first: 1, needs: [Self.inspection(7)]),
+            Self.change(Self.inspection(1), first: 2),
+            Self.change(Self.finding(10), first: 3, needs: [Self.inspection(1)]),
+            Self.change(Self.photo(5), first: 4, needs: [Self.finding(10)]),
         ]
         #expect(
-            SyncGroupPlan.typeOrder(changes) == [
+            SyncGroupPlan.typeOrder(changes, members: Self.everyType) == [
                 ObjectIdentifier(Inspection.self), ObjectIdentifier(Finding.self),
                 ObjectIdentifier(Photo.self),
             ])
@@ -81,61 +159,58 @@ import Testing
 
     @Test func typesThatWaitForNothingGoInTheOrderOfTheirFirstChange() {
         let changes = [
-            Self.change(Self.photo(5), at: 2),
-            Self.change(Self.inspection(1), at: 3),
-            Self.change(Self.finding(10), at: 1),
+            Self.change(Self.photo(5), first: 2),
+            Self.change(Self.inspection(1), first: 3),
+            Self.change(Self.finding(10), first: 1),
         ]
         #expect(
-            SyncGroupPlan.typeOrder(changes) == [
+            SyncGroupPlan.typeOrder(changes, members: Self.everyType) == [
                 ObjectIdentifier(Finding.self), ObjectIdentifier(Photo.self),
                 ObjectIdentifier(Inspection.self),
             ])
     }
 
-    @Test func aCycleOfTypesIsBrokenByTheEarliestChange() {
+    @Test func readyLeavesOutRejectedWaitingTriedAndLaterChanges() {
         let changes = [
-            Self.change(Self.inspection(1), at: 1),
-            Self.change(Self.finding(10), at: 2, needs: [Self.inspection(1)]),
-            Self.change(Self.inspection(2), at: 3, needs: [Self.finding(10)]),
+            Self.change(Self.inspection(1), first: 1, rejected: true),
+            Self.change(Self.inspection(2), first: 2),
+            Self.change(Self.inspection(3), first: 3),
+            Self.change(Self.inspection(4), first: 7),
+            Self.change(Self.finding(10), first: 4, needs: [Self.inspection(1)]),
+            Self.change(Self.finding(11), first: 5, needs: [Self.inspection(2)]),
+            Self.change(Self.finding(12), first: 6, needs: [Self.inspection(9)]),
         ]
-        #expect(
-            SyncGroupPlan.typeOrder(changes) == [
-                ObjectIdentifier(Inspection.self), ObjectIdentifier(Finding.self),
-            ])
-        // The first round sends inspection 1 alone; inspection 2 waits for finding 10.
-        #expect(
-            SyncGroupPlan.ready(changes, of: ObjectIdentifier(Inspection.self), excluding: []) == [
-                Self.inspection(1)
-            ])
+        // Inspection 4 was made after the sync began (at 6); inspection 3 was tried.
+        let tried: Set = [GroupedChange.Version(entity: Self.inspection(3), revision: 3)]
+        #expect(Self.ready(changes, of: Inspection.self, upTo: 6, tried: tried) == [Self.inspection(2): 2])
+        #expect(Self.ready(changes, of: Finding.self, upTo: 6) == [Self.finding(12): 6])
+        // Inspection 3 replaced since it was tried: its new version goes.
+        var replaced = changes
+        replaced[2].revision = 5
+        #expect(Self.ready(replaced, of: Inspection.self, upTo: 6, tried: tried)[Self.inspection(3)] == 5)
     }
 
-    @Test func readyLeavesOutRejectedWaitingAndTriedChanges() {
-        let changes = [
-            Self.change(Self.inspection(1), at: 1, rejected: true),
-            Self.change(Self.inspection(2), at: 2),
-            Self.change(Self.inspection(3), at: 3),
-            Self.change(Self.finding(10), at: 4, needs: [Self.inspection(1)]),
-            Self.change(Self.finding(11), at: 5, needs: [Self.inspection(2)]),
-            Self.change(Self.finding(12), at: 6, needs: [Self.inspection(9)]),
+    @Test func aHeldChangeSaysWhichChangeItWaitsForThroughWhichAndWhatToDo() {
+        let refused = [
+            Self.change(Self.inspection(1), first: 1, rejected: true),
+            Self.change(Self.finding(10), first: 2, needs: [Self.inspection(1)]),
+            Self.change(Self.photo(5), first: 3, needs: [Self.finding(10)]),
         ]
+        let blockers = SyncGroupPlan.blockers(in: refused, members: Self.everyType)
+        let finding = SyncGroupPlan.heldBack(Self.finding(10), by: blockers)
+        #expect(finding?.code == .heldBack)
+        #expect(finding?.reason == "Waits for the change to Inspection 1, which the server refused")
+        #expect(finding?.recovery?.contains("retry(id:)") == true)
+        let photo = SyncGroupPlan.heldBack(Self.photo(5), by: blockers)
         #expect(
-            SyncGroupPlan.ready(
-                changes, of: ObjectIdentifier(Inspection.self), excluding: [Self.inspection(3)])
-                == [Self.inspection(2)])
-        #expect(
-            SyncGroupPlan.ready(changes, of: ObjectIdentifier(Finding.self), excluding: []) == [
-                Self.finding(12)
-            ])
-    }
-
-    @Test func aHeldChangeSaysWhichChangeItWaitsForAndWhatToDo() {
-        let refused = SyncGroupPlan.heldBack(by: Self.change(Self.inspection(1), at: 1, rejected: true))
-        #expect(refused.code == .heldBack)
-        #expect(refused.reason.contains("Inspection 1"))
-        #expect(refused.reason.contains("refused"))
-        #expect(refused.recovery?.contains("retry(id:)") == true)
-        let unsent = SyncGroupPlan.heldBack(by: Self.change(Self.inspection(2), at: 1))
-        #expect(unsent.reason.contains("has not reached the server"))
+            photo?.reason
+                == "Waits for the change to Inspection 1 (through Finding 10), which the server refused")
+        #expect(SyncGroupPlan.heldBack(Self.inspection(1), by: blockers) == nil)
+        let unsent = SyncGroupPlan.heldBack(
+            Self.finding(10),
+            by: SyncGroupPlan.blockers(
+                in: [refused[1], Self.change(Self.inspection(1), first: 1)], members: Self.everyType))
+        #expect(unsent?.reason.contains("has not reached the server") == true)
     }
 
     @Test func twoTypesOfOneNameInDifferentScopesDiffer() {

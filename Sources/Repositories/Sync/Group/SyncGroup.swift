@@ -36,8 +36,9 @@ import Synchronization
 ///
 /// - **A change goes after the changes it depends on.** A member's `dependsOn` names the
 ///   entities a change needs on the remote (``SyncDependency``); the change waits while one
-///   of them has a pending change the app made before it, and goes once that change is
-///   confirmed, in the same sync.
+///   of them has a pending change begun before the change's current version was made (or
+///   is of a type the group has no member of in this process), and goes once that change
+///   is confirmed, in the same sync. Only changes made before the sync began are sent.
 /// - **Batched per type.** The types go in the order their changes wait for each other, and
 ///   each type's ready changes go in one push, in the requests an ungrouped repository
 ///   would make: a group of inspections and findings sends no more requests than the two
@@ -46,13 +47,17 @@ import Synchronization
 ///   fail: they stay pending, their last error ``RepositoryError/Code/heldBack`` naming the
 ///   change they wait for, until that change is confirmed, retried
 ///   (``OfflineFirstRepository/retry(id:)``) or discarded.
+/// - **A transient failure stops the sync**: nothing after it is sent, no member pulls, and
+///   it is thrown, as an ungrouped repository's sync does.
 /// - **One sync at a time**, in this process and any other that opens the group's file (an
 ///   app and its extension): a sync holds the lock of the file beside the database
 ///   (`inspections.sqlite.sync-group.lock`) and another waits for it up to ``lockWait``,
 ///   then throws `locked`. A killed process lets go of it with its end.
 ///
 /// Each member's conflicts, statuses, `retry` and `discard` work as for an ungrouped
-/// ``OfflineFirstRepository``; its automatic sync runs the group's sync.
+/// ``OfflineFirstRepository``; its automatic sync runs the group's sync. A member whose outbox
+/// is closed leaves the group. The group keeps its members (and they it) for as long as
+/// they are open.
 public final class SyncGroup: Sendable {
     /// The database that keeps the members' local tables and pending changes.
     public let fileURL: URL
@@ -97,6 +102,8 @@ public final class SyncGroup: Sendable {
                 recovery: "Open the member's SQLiteRepository on the group's fileURL")
         }
         try members.withLock { members in
+            // A member whose outbox was closed (an account switch, a scene closed) makes way.
+            members.removeAll { $0.isClosed }
             guard !members.contains(where: { $0.entityType == member.entityType }) else {
                 throw RepositoryError.rejected(
                     "The sync group of \(fileURL.path) has a repository of \(member.typeName) already",
@@ -148,7 +155,8 @@ public final class SyncGroup: Sendable {
             let report = runs.first(where: { $0.entityType == entityType })?.ownReport(duration: duration)
                 as? Report
         else {
-            preconditionFailure("A member of a sync group synced without its part in the group's sync")
+            // Its outbox was closed: it left the group.
+            throw RepositoryError.closed(location: fileURL.path)
         }
         return report
     }
@@ -199,7 +207,11 @@ public final class SyncGroup: Sendable {
 
     /// One sync of every member: the runs, in the members' order, and how long it took.
     private func run() async throws -> ([any SyncGroupRun], Duration) {
-        let members = members.withLock { $0 }.sorted { $0.typeName < $1.typeName }
+        let members = members.withLock { members in
+            // A member whose outbox was closed has left the group.
+            members.removeAll { $0.isClosed }
+            return members
+        }.sorted { $0.typeName < $1.typeName }
         for member in members { try await member.prepare() }
         return try await inProcess.withLock(.all) {
             try await syncLock.holding {
@@ -232,30 +244,46 @@ public final class SyncGroup: Sendable {
 
     /// Pushes every member's changes in the plan's order (``SyncGroupPlan``): in rounds,
     /// each type's ready changes at once, until a round sends nothing; then notes on each
-    /// change still waiting which change holds it back.
+    /// change still waiting what holds it back.
+    ///
+    /// Only changes made before the sync began go (up to the counter read first: every change
+    /// up to it is committed, so each member's read sees it); a change made since, or one
+    /// replaced since it was planned, waits for the next sync or round, and so the rounds end.
+    /// Every pending change read holds back what depends on it, whenever it was made.
     private func push(_ runs: [any SyncGroupRun]) async throws {
+        guard let first = runs.first else { return }
+        let latest = try await first.latestRevision()
+        let members = Set(runs.map(\.entityType))
         let byType = Dictionary(runs.map { ($0.entityType, $0) }, uniquingKeysWith: { first, _ in first })
         func changes() async throws -> [GroupedChange] {
             var all: [GroupedChange] = []
             for run in runs { all += try await run.changes() }
             return all
         }
-        var tried = Set<SyncDependency>()
+        var tried = Set<GroupedChange.Version>()
         var sent = true
         while sent {
             sent = false
-            for type in SyncGroupPlan.typeOrder(try await changes()) {
+            for type in SyncGroupPlan.typeOrder(try await changes(), members: members) {
                 try Task.checkCancellation()
-                let ready = SyncGroupPlan.ready(try await changes(), of: type, excluding: tried)
+                let ready = SyncGroupPlan.ready(
+                    try await changes(), of: type, members: members, upTo: latest, excluding: tried)
                 guard !ready.isEmpty, let run = byType[type] else { continue }
-                tried.formUnion(ready)
+                tried.formUnion(ready.map { GroupedChange.Version(entity: $0.key, revision: $0.value) })
                 try await run.push(ready)
                 sent = true
             }
         }
-        let blockers = SyncGroupPlan.blockers(in: try await changes())
+        let all = try await changes()
+        let blockers = SyncGroupPlan.blockers(in: all, members: members)
         for run in runs {
-            try await run.hold(blockers.filter { $0.key.type == run.entityType })
+            var held: [SyncDependency: (revision: UInt64, error: RepositoryError)] = [:]
+            for change in all where change.entity.type == run.entityType && !change.rejected {
+                if let error = SyncGroupPlan.heldBack(change.entity, by: blockers) {
+                    held[change.entity] = (change.revision, error)
+                }
+            }
+            try await run.hold(held)
         }
     }
 }

@@ -7,6 +7,8 @@ package protocol SyncGroupMember: Sendable {
     var typeName: String { get }
     /// The file that keeps the member's pending changes (the group's database).
     var outboxFile: String { get }
+    /// Whether the member's outbox was closed: the group then drops it.
+    var isClosed: Bool { get }
     /// Applies what must be applied before the member's first call (see
     /// ``OfflineFirstRepository``), and starts its automatic sync.
     func prepare() async throws
@@ -23,15 +25,20 @@ package protocol SyncGroupMember: Sendable {
 package protocol SyncGroupRun: Sendable {
     /// The member's entity type.
     var entityType: ObjectIdentifier { get }
+    /// The highest revision any member's outbox has handed out, from the counter they share:
+    /// every change made up to it is committed.
+    func latestRevision() async throws -> UInt64
     /// The member's pending changes now, in its outbox's order, with their dependencies.
     func changes() async throws -> [GroupedChange]
-    /// Pushes the pending changes of `entities` (each an entity of this member, read by
-    /// ``changes()`` before).
+    /// Pushes the pending changes of `versions`' entities that are still at the revision
+    /// given (each an entity of this member, read by ``changes()`` before); one a later change
+    /// replaced since is left for the next round.
     ///
     /// - Throws: a transient failure, with the changes not sent left pending.
-    func push(_ entities: Set<SyncDependency>) async throws
-    /// Notes on each change of `held` that it waits for its blocker's change.
-    func hold(_ held: [SyncDependency: GroupedChange]) async throws
+    func push(_ versions: [SyncDependency: UInt64]) async throws
+    /// Notes on each change of `held` still at the revision given the error that says what
+    /// it waits for.
+    func hold(_ held: [SyncDependency: (revision: UInt64, error: RepositoryError)]) async throws
     /// Brings the remote's changes of the member's type in.
     func pull() async throws
     /// Ends the member's part of the sync: notes when it synced (`error` `nil`) and tells the

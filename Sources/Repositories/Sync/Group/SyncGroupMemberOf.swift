@@ -22,6 +22,7 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID, Remote.Entity: Codab
     var entityType: ObjectIdentifier { ObjectIdentifier(Entity.self) }
     var typeName: String { String(describing: Entity.self) }
     var outboxFile: String { repository.outbox.fileURL.path }
+    var isClosed: Bool { repository.outbox.isClosed }
 
     func prepare() async throws {
         try await repository.prepared()
@@ -63,6 +64,10 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID, Remote.Entity: Codab
 
     var entityType: ObjectIdentifier { ObjectIdentifier(Entity.self) }
 
+    func latestRevision() async throws -> UInt64 {
+        try await repository.outbox.latestRevision()
+    }
+
     func changes() async throws -> [GroupedChange] {
         let records = try await repository.outbox.records()
         let membership = repository.membership
@@ -71,29 +76,29 @@ where Local.Entity == Remote.Entity, Local.ID == Remote.ID, Remote.Entity: Codab
             let entity = SyncDependency(Entity.self, id: record.id)
             named[entity] = record.id
             return GroupedChange(
-                entity: entity, order: record.order, rejected: record.rejected,
-                dependencies: membership.map { $0.dependsOn(record.change) } ?? [])
+                entity: entity, revision: record.revision, firstRevision: record.firstRevision,
+                rejected: record.rejected, dependencies: membership.map { $0.dependsOn(record.change) } ?? [])
         }
         ids.withLock { $0.merge(named, uniquingKeysWith: { _, new in new }) }
         return changes
     }
 
-    private func ids(of entities: some Sequence<SyncDependency>) -> [ID] {
-        ids.withLock { ids in entities.compactMap { ids[$0] } }
-    }
-
-    func push(_ entities: Set<SyncDependency>) async throws {
-        try await repository.push(tally, only: Set(ids(of: entities)))
-    }
-
-    func hold(_ held: [SyncDependency: GroupedChange]) async throws {
-        var errors: [ID: RepositoryError] = [:]
-        ids.withLock { ids in
-            for (entity, blocker) in held {
-                if let id = ids[entity] { errors[id] = SyncGroupPlan.heldBack(by: blocker) }
-            }
+    /// `byEntity`'s values by the member's IDs of their entities.
+    private func byID<Value>(_ byEntity: [SyncDependency: Value]) -> [ID: Value] {
+        let named = ids.withLock { $0 }
+        var byID: [ID: Value] = [:]
+        for (entity, value) in byEntity {
+            if let id = named[entity] { byID[id] = value }
         }
-        try await repository.outbox.hold(errors)
+        return byID
+    }
+
+    func push(_ versions: [SyncDependency: UInt64]) async throws {
+        try await repository.push(tally, only: byID(versions))
+    }
+
+    func hold(_ held: [SyncDependency: (revision: UInt64, error: RepositoryError)]) async throws {
+        try await repository.outbox.hold(byID(held))
     }
 
     func pull() async throws {

@@ -1,21 +1,50 @@
-/// One pending change of a ``SyncGroup`` member, as the group orders it: which entity,
-/// where it stands in the order the app made its changes, and what it depends on.
+/// One pending change of a ``SyncGroup`` member, as the group orders it: which entity, when
+/// it was made, and what it depends on.
 package struct GroupedChange: Sendable, Equatable {
     /// The entity changed.
     package var entity: SyncDependency
-    /// Where the change stands in the order the app made its changes: the revision of its
-    /// first change, from the counter every member's outbox shares.
-    package var order: UInt64
+    /// The revision of the change as it is now (its latest version), from the counter every
+    /// member's outbox shares: when the app made that version.
+    package var revision: UInt64
+    /// The revision of the first change of this pending record: where it stands in the order
+    /// the app made its changes; `nil` for a change first made before its outbox joined the
+    /// group (its place is then before every change made in the group).
+    package var firstRevision: UInt64?
     /// Whether the remote refused it.
     package var rejected: Bool
-    /// The entities it needs on the remote first (the member's `dependsOn`).
+    /// The entities its current version needs on the remote first (the member's `dependsOn`).
     package var dependencies: [SyncDependency]
 
-    package init(entity: SyncDependency, order: UInt64, rejected: Bool, dependencies: [SyncDependency]) {
+    package init(
+        entity: SyncDependency, revision: UInt64, firstRevision: UInt64?, rejected: Bool,
+        dependencies: [SyncDependency]
+    ) {
         self.entity = entity
-        self.order = order
+        self.revision = revision
+        self.firstRevision = firstRevision
         self.rejected = rejected
         self.dependencies = dependencies
+    }
+
+    /// Where the change stands in the order the app made its changes: its first revision, or
+    /// 0 (before everything) for one made before its outbox joined the group.
+    package var order: UInt64 { firstRevision ?? 0 }
+}
+
+/// What a change waits for.
+package enum SyncBlocker: Sendable, Equatable {
+    /// The pending change of an entity it depends on, made before its current version.
+    case change(GroupedChange)
+    /// An entity of a type the group has no member of in this process, whose pending changes
+    /// it cannot see.
+    case notAMember(SyncDependency)
+
+    /// The entity waited for.
+    var entity: SyncDependency {
+        switch self {
+        case .change(let change): change.entity
+        case .notAMember(let entity): entity
+        }
     }
 }
 
@@ -23,10 +52,16 @@ package struct GroupedChange: Sendable, Equatable {
 ///
 /// Pure: no store, no remote, so its rules are tested from tables (`SyncGroupPlanTests`).
 ///
-/// A change **waits** while an entity it depends on has a pending change the app made before
-/// it (a smaller ``GroupedChange/order``): that change must reach the remote first. One made
-/// after it holds nothing back, so a finding saved on an inspection the remote has, before the
-/// app deleted the inspection, goes first, as the app made them.
+/// A change **waits** while an entity its current version depends on has a pending change
+/// that began before that version was made (the dependency's ``GroupedChange/order`` below
+/// the change's ``GroupedChange/revision``): that change must reach the remote first. One
+/// begun after it holds nothing back, so a finding saved on an inspection the remote has,
+/// before the app deleted the inspection, goes first, as the app made them; and a finding
+/// moved to an inspection created after the finding's first version waits for it. A change
+/// made before its outbox joined the group is taken as made before every other, and a change
+/// waits too for an entity of a type the group has no member of in this process, whose
+/// pending changes it cannot see. Where changes wait for each other in a circle, the one
+/// made first goes.
 ///
 /// The members' types go in the order their changes wait for each other: a type whose
 /// changes others wait for goes before them; between types that do not wait for each other,
@@ -35,79 +70,164 @@ package struct GroupedChange: Sendable, Equatable {
 /// findings sends the inspections, then every finding whose inspection the remote confirmed:
 /// no more requests than the two repositories syncing apart.
 package enum SyncGroupPlan {
-    /// For each change that waits, the earliest pending change it waits for.
-    package static func blockers(in changes: [GroupedChange]) -> [SyncDependency: GroupedChange] {
+    /// For each change that waits, what it waits for: the earliest pending change it depends
+    /// on (or an entity of a type with no member, `members` being the member types).
+    package static func blockers(
+        in changes: [GroupedChange], members: Set<ObjectIdentifier>
+    ) -> [SyncDependency: SyncBlocker] {
         let pending = Dictionary(changes.map { ($0.entity, $0) }, uniquingKeysWith: { first, _ in first })
-        var blockers: [SyncDependency: GroupedChange] = [:]
+        var blockers: [SyncDependency: SyncBlocker] = [:]
         for change in changes {
+            if let absent = change.dependencies.first(where: { !members.contains($0.type) }) {
+                blockers[change.entity] = .notAMember(absent)
+                continue
+            }
             let waitingFor = change.dependencies
                 .compactMap { dependency -> GroupedChange? in
                     guard dependency != change.entity, let earlier = pending[dependency],
-                        earlier.order < change.order
+                        earlier.order < change.revision
                     else { return nil }
                     return earlier
                 }
                 .min { $0.order < $1.order }
-            if let waitingFor { blockers[change.entity] = waitingFor }
+            if let waitingFor { blockers[change.entity] = .change(waitingFor) }
+        }
+        return breakingCircles(blockers, changes: pending)
+    }
+
+    /// `blockers` with each circle of changes waiting for each other opened at its change
+    /// made first, which then waits for nothing.
+    private static func breakingCircles(
+        _ blockers: [SyncDependency: SyncBlocker], changes: [SyncDependency: GroupedChange]
+    ) -> [SyncDependency: SyncBlocker] {
+        var blockers = blockers
+        var cleared = Set<SyncDependency>()
+        for start in blockers.keys.sorted(by: { $0.description < $1.description }) {
+            var path: [SyncDependency] = []
+            var current = start
+            var circleAt: Int?
+            // Follows what each change waits for, until a change that waits for none, one
+            // followed before, or one already on the path: a circle.
+            while !cleared.contains(current) {
+                if let index = path.firstIndex(of: current) {
+                    circleAt = index
+                    break
+                }
+                path.append(current)
+                guard case .change(let next)? = blockers[current] else { break }
+                current = next.entity
+            }
+            if let circleAt,
+                let first = path[circleAt...].min(by: {
+                    (changes[$0]?.order ?? 0, $0.description) < (changes[$1]?.order ?? 0, $1.description)
+                })
+            {
+                blockers[first] = nil
+            }
+            cleared.formUnion(path)
         }
         return blockers
     }
 
     /// The member types of `changes` in the order they are pushed: a type before every type
-    /// with a change waiting for one of its changes; otherwise (and within a cycle of types
+    /// with a change waiting for one of its changes; otherwise (and within a circle of types
     /// waiting for each other) the type with the earliest change first.
-    package static func typeOrder(_ changes: [GroupedChange]) -> [ObjectIdentifier] {
+    package static func typeOrder(_ changes: [GroupedChange], members: Set<ObjectIdentifier>)
+        -> [ObjectIdentifier]
+    {
         var earliest: [ObjectIdentifier: UInt64] = [:]
         for change in changes {
             earliest[change.entity.type] = min(earliest[change.entity.type] ?? .max, change.order)
         }
         // waitsFor[U] holds the types U's changes wait for.
         var waitsFor: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
-        for (waiting, blocker) in blockers(in: changes) where waiting.type != blocker.entity.type {
+        for (waiting, blocker) in blockers(in: changes, members: members)
+        where waiting.type != blocker.entity.type {
             waitsFor[waiting.type, default: []].insert(blocker.entity.type)
         }
         var order: [ObjectIdentifier] = []
         var left = Set(earliest.keys)
         while !left.isEmpty {
             let free = left.filter { (waitsFor[$0] ?? []).isDisjoint(with: left) }
-            // A cycle: the earliest change breaks it.
+            // A circle: the earliest change breaks it.
             let candidates = free.isEmpty ? left : free
-            guard let next = candidates.min(by: { (earliest[$0] ?? .max) < (earliest[$1] ?? .max) }) else {
-                break
-            }
+            guard
+                let next = candidates.min(by: {
+                    (earliest[$0] ?? .max, $0.hashValue) < (earliest[$1] ?? .max, $1.hashValue)
+                })
+            else { break }
             order.append(next)
             left.remove(next)
         }
         return order
     }
 
-    /// The changes of `type` to send now: not rejected, not waiting, not tried already in
-    /// this sync (`tried`).
+    /// The changes of `type` to send now, each with the revision to send: not rejected, not
+    /// waiting, made no later than `latest` (the counter as the sync began: a change made
+    /// since waits for the next sync), and not tried already in this sync (`tried`, by
+    /// entity and revision).
     package static func ready(
-        _ changes: [GroupedChange], of type: ObjectIdentifier, excluding tried: Set<SyncDependency>
-    ) -> Set<SyncDependency> {
-        let waiting = blockers(in: changes)
-        return Set(
-            changes.lazy
-                .filter { $0.entity.type == type && !$0.rejected && !tried.contains($0.entity) }
-                .filter { waiting[$0.entity] == nil }
-                .map(\.entity))
+        _ changes: [GroupedChange], of type: ObjectIdentifier, members: Set<ObjectIdentifier>,
+        upTo latest: UInt64, excluding tried: Set<GroupedChange.Version>
+    ) -> [SyncDependency: UInt64] {
+        let waiting = blockers(in: changes, members: members)
+        var ready: [SyncDependency: UInt64] = [:]
+        for change in changes
+        where change.entity.type == type && !change.rejected && change.revision <= latest
+            && !tried.contains(change.version) && waiting[change.entity] == nil
+        {
+            ready[change.entity] = change.revision
+        }
+        return ready
     }
 
-    /// The error a change waiting for `blocker` shows as its last one: which change it waits
-    /// for, and what to do.
-    package static func heldBack(by blocker: GroupedChange) -> RepositoryError {
-        if blocker.rejected {
+    /// The error a change held back by `blockers[entity]` shows as its last one: which change
+    /// it waits for, through which, and what to do.
+    package static func heldBack(
+        _ entity: SyncDependency, by blockers: [SyncDependency: SyncBlocker]
+    ) -> RepositoryError? {
+        guard var blocker = blockers[entity] else { return nil }
+        var through: [SyncDependency] = []
+        // The change at the root of the chain says why.
+        while case .change(let change) = blocker, let next = blockers[change.entity],
+            !through.contains(change.entity)
+        {
+            through.append(change.entity)
+            blocker = next
+        }
+        let via = through.isEmpty ? "" : " (through \(through.map(\.description).joined(separator: ", ")))"
+        switch blocker {
+        case .notAMember(let absent):
             return RepositoryError(
                 .heldBack,
-                reason: "Waits for the change to \(blocker.entity), which the server refused",
+                reason:
+                    "Waits for \(absent)\(via): the sync group has no repository of \(absent.typeName) in this "
+                    + "process, so it cannot tell whether that entity has a change to send first",
                 recovery:
-                    "Fix and retry(id:) the change to \(blocker.entity), or discard(id:) it; this change goes after"
+                    "Open \(absent.typeName)'s offlineFirst(local:group:) in this process before syncing, or sync from "
+                    + "the process that has it")
+        case .change(let root) where root.rejected:
+            return RepositoryError(
+                .heldBack, reason: "Waits for the change to \(root.entity)\(via), which the server refused",
+                recovery:
+                    "Fix and retry(id:) the change to \(root.entity), or discard(id:) it; this change goes after"
             )
+        case .change(let root):
+            return RepositoryError(
+                .heldBack,
+                reason: "Waits for the change to \(root.entity)\(via), which has not reached the server yet",
+                recovery: "Nothing to do: it goes once the change to \(root.entity) is confirmed")
         }
-        return RepositoryError(
-            .heldBack,
-            reason: "Waits for the change to \(blocker.entity), which has not reached the server yet",
-            recovery: "Nothing to do: it goes once the change to \(blocker.entity) is confirmed")
     }
+}
+
+extension GroupedChange {
+    /// A change as a sync tries it: its entity at one revision.
+    package struct Version: Hashable, Sendable {
+        package var entity: SyncDependency
+        package var revision: UInt64
+    }
+
+    /// This change's entity at its revision.
+    package var version: Version { Version(entity: entity, revision: revision) }
 }
