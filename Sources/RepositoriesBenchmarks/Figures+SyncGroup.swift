@@ -36,7 +36,9 @@ extension BenchmarkRun {
             .cost(
                 20, "SyncGroup sync of 1,000 changes across two types, time", measured: groupedTime,
                 baseline: apartTime, baselineName: "two ungrouped repositories", target: nil,
-                note: "the group reads both outboxes between pushes to find what is ready"),
+                note:
+                    "the group reads both outboxes three times (to plan, between the types, after) and the counter once"
+            ),
         ]
     }
 

@@ -255,21 +255,28 @@ public final class SyncGroup: Sendable {
         let latest = try await first.latestRevision()
         let members = Set(runs.map(\.entityType))
         let byType = Dictionary(runs.map { ($0.entityType, $0) }, uniquingKeysWith: { first, _ in first })
+        // The members' changes as last read, read again only after a push changed them.
+        var read: [GroupedChange]?
         func changes() async throws -> [GroupedChange] {
+            if let read { return read }
             var all: [GroupedChange] = []
             for run in runs { all += try await run.changes() }
+            read = all
             return all
         }
         var tried = Set<GroupedChange.Version>()
         var sent = true
         while sent {
             sent = false
+            // A new round reads again: another process may have written meanwhile.
+            read = nil
             for type in SyncGroupPlan.typeOrder(try await changes(), members: members) {
                 try Task.checkCancellation()
                 let ready = SyncGroupPlan.ready(
                     try await changes(), of: type, members: members, upTo: latest, excluding: tried)
                 guard !ready.isEmpty, let run = byType[type] else { continue }
                 tried.formUnion(ready.map { GroupedChange.Version(entity: $0.key, revision: $0.value) })
+                read = nil
                 try await run.push(ready)
                 sent = true
             }
