@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "RepositoriesHTTPTests",
             dependencies: [
-                "RepositoriesHTTP", "RepositoriesTesting", "RepositoriesTestSupport",
+                "RepositoriesHTTP", "RepositoriesSQLite", "RepositoriesTesting", "RepositoriesTestSupport",
                 "RepositoriesCrashFixture",
             ],
             resources: [.copy("Fixtures")]

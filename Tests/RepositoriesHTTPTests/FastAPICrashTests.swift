@@ -154,7 +154,7 @@ struct FastAPICrashRun {
             }
             if application.kind == "delete" {
                 applied.append(id: number, .delete)
-            } else if let change = application.sent.flatMap({ TrackedTask.change(in: $0.title) }) {
+            } else if let change = application.sent?.title.flatMap({ TrackedTask.change(in: $0) }) {
                 applied.append(id: number, .save(change))
             } else {
                 note("round \(round): a save the test cannot read: \(application)")

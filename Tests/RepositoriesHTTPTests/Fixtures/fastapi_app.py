@@ -1,8 +1,11 @@
 """A FastAPI app written the way FastAPI's tutorial writes one, for the HTTPRepository tests.
 
-Three resources, kept in memory:
+Four resources, kept in memory:
     /notes/    server-assigned integer IDs and a created_at timestamp (NoteCreate has no id)
     /tasks/    client-chosen UUIDs (TaskCreate takes an optional id; a known one answers 409)
+    /findings/ client-chosen UUIDs, each naming its task (task_id): a write whose task does
+               not exist answers 422, as a foreign key would, and is counted
+               (orphans_refused in /__stats)
     /scores/   client-chosen integer IDs, listed by Docs/Queries.md's query convention
                (field lookups, order_by, offset and limit)
 Lists are plain arrays read with ?offset=&limit= (limit at most 100); PUT only replaces
@@ -29,7 +32,7 @@ are off until a test turns them on with PUT /__switches (a Switches object; GET 
     answer_late              the next N writes arrive late_delay seconds after they were
                              sent, after the client timed out: only then is their key
                              checked and are they applied
-Each resource serves its change feed at /notes/changes, /tasks/changes and /scores/changes
+Each resource serves its change feed at /notes/changes, /tasks/changes, /findings/changes and /scores/changes
 (?since=&limit=, Docs/HTTP.md's convention; the scores' feed also takes the lookups of
 /scores/, for a reader that syncs only that subset); POST /__forget_deletions?resource=R forgets R's tombstones, so
 older cursors answer 410.
@@ -92,6 +95,19 @@ class Task(TaskBase):
     id: uuid.UUID
 
 
+class FindingBase(BaseModel):
+    task_id: uuid.UUID
+    note: str
+
+
+class FindingCreate(FindingBase):
+    id: uuid.UUID | None = None
+
+
+class Finding(FindingBase):
+    id: uuid.UUID
+
+
 class Switches(BaseModel):
     normalize_dates: bool = False
     stamp_updated_at: bool = False
@@ -118,10 +134,11 @@ class Application(BaseModel):
 
 notes: dict[int, Note] = {}
 tasks: dict[uuid.UUID, Task] = {}
+findings: dict[uuid.UUID, Finding] = {}
 next_note_id = 1
 switches = Switches()
 applications: list[Application] = []
-stats = {"replayed": 0, "lost": 0, "late": 0, "late_landed": 0, "score_pages": 0, "score_bodies_sent": 0,
+stats = {"orphans_refused": 0, "replayed": 0, "lost": 0, "late": 0, "late_landed": 0, "score_pages": 0, "score_bodies_sent": 0,
          "score_writes": 0}
 
 
@@ -177,7 +194,7 @@ class Feed:
         return saved, deleted, "%s:%d:%d" % (self.epoch, number, self.forgets), more
 
 
-feeds = {"notes": Feed(), "tasks": Feed(), "scores": Feed()}
+feeds = {"notes": Feed(), "tasks": Feed(), "findings": Feed(), "scores": Feed()}
 
 
 class NoteChanges(BaseModel):
@@ -189,6 +206,13 @@ class NoteChanges(BaseModel):
 
 class TaskChanges(BaseModel):
     saved: list[Task]
+    deleted: list[uuid.UUID]
+    next: str
+    more: bool
+
+
+class FindingChanges(BaseModel):
+    saved: list[Finding]
     deleted: list[uuid.UUID]
     next: str
     more: bool
@@ -364,6 +388,76 @@ def delete_task(task_id: uuid.UUID, idempotency_key: Annotated[str | None, Heade
         if tasks.pop(task_id, None) is None:
             raise HTTPException(status_code=404, detail="Task not found")
         applied("delete", "tasks", task_id, idempotency_key, None, None)
+    return {"ok": True}
+
+
+def refuse_orphan(finding: FindingCreate):
+    """A finding whose task does not exist is refused, as a foreign key refuses it; called with
+    the lock held."""
+    if finding.task_id not in tasks:
+        stats["orphans_refused"] += 1
+        raise HTTPException(status_code=422, detail=[{
+            "type": "value_error", "loc": ["body", "task_id"], "input": str(finding.task_id),
+            "msg": "Value error, no such task"}])
+
+
+@app.post("/findings/", status_code=201)
+def create_finding(finding: FindingCreate, idempotency_key: Annotated[str | None, Header()] = None) -> Finding:
+    with lock:
+        finding_id = finding.id or uuid.uuid4()
+        if finding_id in findings:
+            raise HTTPException(status_code=409, detail="Finding already exists")
+        refuse_orphan(finding)
+        stored = Finding(**finding.model_dump(exclude={"id"}), id=finding_id)
+        findings[finding_id] = stored
+        applied("create", "findings", finding_id, idempotency_key, finding, stored)
+    return stored
+
+
+@app.get("/findings/")
+def read_findings(offset: int = 0, limit: Annotated[int, Query(le=100)] = 100) -> list[Finding]:
+    with lock:
+        return list(findings.values())[offset:offset + limit]
+
+
+@app.get("/findings/changes")
+def read_finding_changes(since: str | None = None,
+                         limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> FindingChanges:
+    with lock:
+        saved, deleted, next_cursor, more = feeds["findings"].page(since, limit, findings)
+        return FindingChanges(saved=saved, deleted=deleted, next=next_cursor, more=more)
+
+
+@app.get("/findings/{finding_id}")
+def read_finding(finding_id: uuid.UUID) -> Finding:
+    finding = findings.get(finding_id)
+    if finding is None:
+        raise HTTPException(status_code=404, detail="Finding not found")
+    return finding
+
+
+@app.put("/findings/{finding_id}")
+def update_finding(finding_id: uuid.UUID, finding: FindingCreate,
+                   idempotency_key: Annotated[str | None, Header()] = None,
+                   if_none_match: Annotated[str | None, Header()] = None) -> Finding:
+    with lock:
+        if if_none_match == "*" and finding_id in findings:
+            raise HTTPException(status_code=412, detail="Finding already exists")
+        if finding_id not in findings:
+            raise HTTPException(status_code=404, detail="Finding not found")
+        refuse_orphan(finding)
+        stored = Finding(**finding.model_dump(exclude={"id"}), id=finding_id)
+        findings[finding_id] = stored
+        applied("replace", "findings", finding_id, idempotency_key, finding, stored)
+    return stored
+
+
+@app.delete("/findings/{finding_id}")
+def delete_finding(finding_id: uuid.UUID, idempotency_key: Annotated[str | None, Header()] = None):
+    with lock:
+        if findings.pop(finding_id, None) is None:
+            raise HTTPException(status_code=404, detail="Finding not found")
+        applied("delete", "findings", finding_id, idempotency_key, None, None)
     return {"ok": True}
 
 

@@ -52,14 +52,17 @@ struct FastAPISwitches: Codable, Sendable {
 struct FastAPIApplication: Decodable, Sendable {
     /// The body's fields the tests read.
     struct Body: Decodable, Sendable {
-        var title: String
+        /// A task's or a note's title; `nil` for a finding.
+        var title: String?
+        /// A finding's note; `nil` for a task or a note.
+        var note: String?
     }
 
     /// 1, 2, …: the order of application.
     var seq: Int
     /// `"create"`, `"replace"` or `"delete"`.
     var kind: String
-    /// `"tasks"` or `"notes"`.
+    /// `"tasks"`, `"notes"` or `"findings"`.
     var resource: String
     /// The item's ID as the URL names it.
     var id: String
