@@ -80,7 +80,7 @@ extension Outbox {
         try await self.init(in: local, lockWait: lockWait, migrations: migrations, inGroup: false)
     }
 
-    /// ``init(in:lockWait:migrations:)``, as a member of the ``SyncGroup`` of `local`'s file
+    /// ``init(in:lockWait:migrations:)``, as a member of the `SyncGroup` of `local`'s file
     /// when `inGroup`: revisions from the counter the group's members share, and each change
     /// keeping its place in the group's order.
     convenience init(

@@ -26,7 +26,7 @@ extension Repository where Entity: Codable, ID: Codable {
     /// repository's `outbox`, then `local`, when done.
     ///
     /// - Parameters:
-    ///   - local: the member's local store, opened on the group's ``SyncGroup/fileURL``.
+    ///   - local: the member's local store, opened on the group's `SyncGroup.fileURL`.
     ///   - group: the group whose sync sends this member's changes.
     ///   - conflicts: how a remote that changed since a change was made is settled.
     ///   - dependsOn: the entities, of any member, that a pending change needs on the remote
