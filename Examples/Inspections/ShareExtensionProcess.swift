@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The share extension: on an iPad, another process, which opens the app's
 /// `inspections.sqlite` in the app group's container, saves the finding the user shared (a
 /// photo's caption) on the inspection open in the app, and quits while the app runs. Here it
@@ -37,7 +43,7 @@ enum ShareExtensionProcess {
     }
 
     /// Starts `executable` as the share extension on `directory`'s device and waits for it to
-    /// quit.
+    /// quit, killing it after two minutes.
     ///
     /// - Returns: what it printed, line by line.
     /// - Throws: ``ExtensionFailed`` when it exits with an error.
@@ -53,10 +59,26 @@ enum ShareExtensionProcess {
         let ended = AsyncStream<Void> { continuation in
             process.terminationHandler = { _ in continuation.finish() }
         }
+        // Read on a thread of its own while the extension runs, so however much it prints (a
+        // crash's backtrace) it never blocks on a full pipe.
+        let handle = output.fileHandleForReading
+        let reading = AsyncStream<Data> { continuation in
+            Thread {
+                continuation.yield(handle.readDataToEndOfFile())
+                continuation.finish()
+            }.start()
+        }
         try process.run()
-        // Waits without holding a thread; its few lines fit the pipe's buffer meanwhile.
+        // An extension that hangs (waiting for a lock, say) is stopped, not waited for forever.
+        let pid = process.processIdentifier
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(120))
+            kill(pid, SIGKILL)
+        }
         for await _ in ended {}
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        deadline.cancel()
+        var text = ""
+        for await data in reading { text = String(decoding: data, as: UTF8.self) }
         let lines = text.split(separator: "\n").map(String.init)
         guard process.terminationStatus == 0 else {
             throw ExtensionFailed(status: process.terminationStatus, output: lines)

@@ -134,7 +134,7 @@ extension Outbox {
                     holding: "of the table \(local.tableName) in \(fileURL.path)"),
                 // A crash cannot split a write; with relaxed durability a power loss can still
                 // lose the last commits while the feed's cursor, in its own file, survives.
-                marksSessions: local.options.synchronous != .full, groupOrdered: inGroup))
+                marksSessions: local.options.synchronous != .full, groupOrdered: joint.usesGroupCounter))
     }
 }
 

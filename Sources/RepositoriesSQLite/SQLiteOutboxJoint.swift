@@ -13,6 +13,9 @@ where Entity.ID: Codable & Sendable {
     let records: SQLiteRepository<OutboxRecord<Entity>>
     /// The one-row table that keeps the highest revision any instance handed out, quoted.
     let revisionTable: String
+    /// Whether the revisions come from the counter of the file's ``SyncGroup``: the outbox's
+    /// changes then keep their place in the group's order.
+    let usesGroupCounter: Bool
 
     typealias Record = OutboxRecord<Entity>
 
@@ -39,7 +42,9 @@ where Entity.ID: Codable & Sendable {
                     chosen.withLock { $0 = name }
                     return 0
                 }))
-        revisionTable = SQLiteChangeLog.quoted(chosen.withLock { $0 } ?? own)
+        let name = chosen.withLock { $0 } ?? own
+        revisionTable = SQLiteChangeLog.quoted(name)
+        usesGroupCounter = name == group
     }
 
     /// Raises the group's counter to the highest revision any counter in the file holds: an
@@ -77,16 +82,28 @@ where Entity.ID: Codable & Sendable {
         _ body: @escaping @Sendable ([Entity.ID: Record], inout UInt64) throws -> OutboxEdit<Entity, T>
     ) async throws -> (result: T, highest: UInt64) {
         let keys = try records.distinctKeys(ids)
-        let (records, local, revisionTable) = (records, local, revisionTable)
+        let (records, local, revisionTable, usesGroupCounter) = (
+            records, local, revisionTable, usesGroupCounter
+        )
         return try await transaction { tables, connection in
             var current: [Entity.ID: Record] = [:]
             for row in try tables.outboxRows(for: keys, on: connection) {
                 let record = try records.decode(row)
                 current[record.id] = record
             }
-            let kept = try connection.integer("SELECT max(revision) FROM \(revisionTable)")
-            let stored = kept.map { UInt64(bitPattern: $0) }
-            var highest = max(floor, stored ?? 0)
+            // An outbox opened before the file had a sync group's counter keeps to its own, and
+            // to the group's once there is one: no member ever hands out a revision it did.
+            var counters = [revisionTable]
+            if !usesGroupCounter, try connection.hasTable(named: SyncGroup.revisionTableName) {
+                counters.append(SQLiteChangeLog.quoted(SyncGroup.revisionTableName))
+            }
+            var stored: [String: UInt64?] = [:]
+            for counter in counters {
+                stored[counter] = try connection.integer("SELECT max(revision) FROM \(counter)").map {
+                    UInt64(bitPattern: $0)
+                }
+            }
+            var highest = stored.values.reduce(floor) { max($0, $1 ?? 0) }
             let edit = try body(current, &highest)
             for record in edit.saving { try tables.outbox.upsert(try records.encode(record), on: connection) }
             if !edit.erasing.isEmpty {
@@ -99,10 +116,10 @@ where Entity.ID: Codable & Sendable {
             }
             // Kept whenever the file's counter is behind, a floor taken from the records
             // included: a revision a discard removed from the table is never handed out again.
-            if stored != highest {
-                try connection.execute("DELETE FROM \(revisionTable)")
+            for (counter, kept) in stored where kept != highest {
+                try connection.execute("DELETE FROM \(counter)")
                 try connection.execute(
-                    "INSERT INTO \(revisionTable) (revision) VALUES (\(Int64(bitPattern: highest)))")
+                    "INSERT INTO \(counter) (revision) VALUES (\(Int64(bitPattern: highest)))")
             }
             return ((edit.result, highest), deleted)
         }

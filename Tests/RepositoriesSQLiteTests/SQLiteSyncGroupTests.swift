@@ -312,6 +312,80 @@ import Testing
         try await device.inspectionTable.close()
     }
 
+    @Test func aFindingMadeWhileItsInspectionsDeleteWasInFlightWaitsForTheInspectionsRest() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        try await servers.inspections.save(Inspection(id: 1, site: "north"))
+        let gate = Gate()
+        var holding = servers.api.inspections
+        holding.onDelete = { id in
+            await gate.pass()
+            try await servers.api.inspections.delete(id: id)
+        }
+        let device = try await Device(
+            directory.file("device.sqlite"), inspections: holding, findings: servers.api.findings)
+        try await device.group.sync()
+        try await device.inspections.delete(id: 1)
+        let syncing = Task { try await device.group.sync() }
+        await gate.waitForArrival()
+        // While the delete is on its way: the inspection made again, a finding on it, an edit.
+        try await device.inspections.save(Inspection(id: 1, site: "north, again"))
+        try await device.findings.save(Finding(id: 101, inspectionID: 1, note: "rust"))
+        try await device.inspections.save(Inspection(id: 1, site: "north, again", done: true))
+        gate.open()
+        _ = try await syncing.value
+        // The server deleted the inspection: what is left of its change goes before the finding.
+        #expect(try await servers.inspections.fetch(id: 1) == nil)
+
+        let report = try await device.group.sync()
+
+        #expect(report.rejections.isEmpty)
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(try await servers.inspections.fetch(id: 1)?.done == true)
+        #expect(try await servers.findings.fetch(id: 101) != nil)
+        try await device.close()
+    }
+
+    @Test func anOutboxOpenedBeforeTheGroupNeverGivesAMembersChangeItsRevision() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        let servers = Servers()
+        try await servers.inspections.save(Inspection(id: 1, site: "north"))
+        // A widget opened the findings with its own outbox before the app made the group.
+        let widgetTable = try await SQLiteRepository<Finding>(fileURL: url)
+        let widgetOutbox = try await Outbox(in: widgetTable)
+        let widget = servers.api.findings.offlineFirst(
+            local: widgetTable, outbox: widgetOutbox, conflicts: .lastWriterWins, automaticSync: nil)
+        try await widget.save(Finding(id: 100, inspectionID: 1, note: "from the widget"))
+        let gate = Gate()
+        var holding = servers.api.findings
+        holding.onSaveContentsOf = { batch in
+            await gate.pass()
+            try await servers.api.findings.save(contentsOf: batch)
+        }
+        holding.onSave = { finding in
+            await gate.pass()
+            try await servers.api.findings.save(finding)
+        }
+        let app = try await Device(url, inspections: servers.api.inspections, findings: holding)
+        try await app.findings.save(Finding(id: 101, inspectionID: 1, note: "first"))
+        let syncing = Task { try await app.group.sync() }
+        await gate.waitForArrival()
+        // The widget edits the finding while the app's sync sends the first version.
+        try await widget.save(Finding(id: 101, inspectionID: 1, note: "second"))
+        gate.open()
+        _ = try await syncing.value
+
+        // The answer to the first version did not take the second for it: it is still to send.
+        let waiting = try await widgetOutbox.changes()
+        #expect(waiting.map(\.id) == [101])
+        try await app.group.sync()
+        #expect(try await servers.findings.fetch(id: 101)?.note == "second")
+        try await widgetOutbox.close()
+        try await widgetTable.close()
+        try await app.close()
+    }
+
     @Test func oneThousandChangesAcrossTwoTypesTakeNoMoreRequestsThanTwoUngroupedRepositories() async throws {
         let directory = try TemporaryDirectory()
         // 250 inspections with 3 findings each, made in the order an inspector makes them.

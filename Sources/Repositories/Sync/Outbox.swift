@@ -381,6 +381,10 @@ where Entity.ID: Codable & Sendable {
         let location = fileURL.path
         let groupOrdered = groupOrdered
         return try await edit(ids, telling: .recorded) { existing, highest in
+            // A version is always numbered above the one it replaces, whatever counter another
+            // instance took it from (one opened before the file had its group's): an
+            // acknowledgement of the old one then never takes the new one for it.
+            highest = max(highest, existing.values.map(\.revision).max() ?? 0)
             let fresh = ids.filter { existing[$0] == nil }
             let now = Date()
             var latest: [Entity.ID: Record] = [:]
@@ -487,8 +491,10 @@ where Entity.ID: Codable & Sendable {
                     later.base = record.entity.map { echoes[record.id] ?? $0 }
                     later.baseUpgraded = false
                     later.possiblyApplied = []
-                    // What is left pending is a change of its own, begun at its revision.
-                    if groupOrdered { later.firstRevision = later.revision }
+                    // What is left pending is a change of its own, begun after the one
+                    // acknowledged: its place is just after it (a lower bound of every edit
+                    // it holds, the first of which may be long before its last).
+                    if groupOrdered { later.firstRevision = record.revision + 1 }
                     rebased.append(later)
                 }
             }

@@ -141,6 +141,32 @@ import Testing
         #expect(Self.ready(changes, of: Inspection.self) == [Self.inspection(1): 4])
     }
 
+    @Test func aChangeFreedFromACircleStillWaitsForWhatIsOutsideIt() {
+        // Inspection 1 edited to name finding 10 (which names it) and photo 5, made after both.
+        let changes = [
+            Self.change(Self.inspection(1), first: 1, now: 4, needs: [Self.finding(10), Self.photo(5)]),
+            Self.change(Self.finding(10), first: 2, needs: [Self.inspection(1)]),
+            Self.change(Self.photo(5), first: 3),
+        ]
+        #expect(
+            Self.waiting(changes) == [
+                Self.inspection(1): Self.photo(5), Self.finding(10): Self.inspection(1),
+            ])
+        #expect(Self.ready(changes, of: Inspection.self).isEmpty)
+        #expect(Self.ready(changes, of: Photo.self) == [Self.photo(5): 3])
+    }
+
+    @Test func aRefusedChangeInTheMiddleOfAChainIsTheOneItsDependantsAreToldAbout() {
+        let changes = [
+            Self.change(Self.inspection(1), first: 1),
+            Self.change(Self.finding(10), first: 2, rejected: true, needs: [Self.inspection(1)]),
+            Self.change(Self.photo(5), first: 3, needs: [Self.finding(10)]),
+        ]
+        let error = SyncGroupPlan.heldBack(
+            Self.photo(5), by: SyncGroupPlan.blockers(in: changes, members: Self.everyType))
+        #expect(error?.reason == "Waits for the change to Finding 10, which the server refused")
+    }
+
     @Test func typesGoBeforeTheTypesThatWaitForThemWhateverTheirFirstChange() {
         // A finding made first, on an inspection the remote has; then a new inspection and a
         // finding on it: the inspections still go first, since a finding waits for one.
@@ -184,10 +210,12 @@ import Testing
         let tried: Set = [GroupedChange.Version(entity: Self.inspection(3), revision: 3)]
         #expect(Self.ready(changes, of: Inspection.self, upTo: 6, tried: tried) == [Self.inspection(2): 2])
         #expect(Self.ready(changes, of: Finding.self, upTo: 6) == [Self.finding(12): 6])
-        // Inspection 3 replaced since it was tried: its new version goes.
+        // Inspection 3 replaced since it was tried (after the sync began): its new version waits
+        // for the next sync.
         var replaced = changes
-        replaced[2].revision = 5
-        #expect(Self.ready(replaced, of: Inspection.self, upTo: 6, tried: tried)[Self.inspection(3)] == 5)
+        replaced[2].revision = 8
+        #expect(Self.ready(replaced, of: Inspection.self, upTo: 6, tried: tried)[Self.inspection(3)] == nil)
+        #expect(Self.ready(replaced, of: Inspection.self, upTo: 8, tried: tried)[Self.inspection(3)] == 8)
     }
 
     @Test func aHeldChangeSaysWhichChangeItWaitsForThroughWhichAndWhatToDo() {

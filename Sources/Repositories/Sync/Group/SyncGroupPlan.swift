@@ -77,6 +77,8 @@ package enum SyncGroupPlan {
     ) -> [SyncDependency: SyncBlocker] {
         let pending = Dictionary(changes.map { ($0.entity, $0) }, uniquingKeysWith: { first, _ in first })
         var blockers: [SyncDependency: SyncBlocker] = [:]
+        // Every pending change each change waits for, earliest first.
+        var waits: [SyncDependency: [GroupedChange]] = [:]
         for change in changes {
             if let absent = change.dependencies.first(where: { !members.contains($0.type) }) {
                 blockers[change.entity] = .notAMember(absent)
@@ -89,44 +91,59 @@ package enum SyncGroupPlan {
                     else { return nil }
                     return earlier
                 }
-                .min { $0.order < $1.order }
-            if let waitingFor { blockers[change.entity] = .change(waitingFor) }
+                .sorted { ($0.order, $0.entity.description) < ($1.order, $1.entity.description) }
+            if !waitingFor.isEmpty { waits[change.entity] = waitingFor }
         }
-        return breakingCircles(blockers, changes: pending)
-    }
-
-    /// `blockers` with each circle of changes waiting for each other opened at its change
-    /// made first, which then waits for nothing.
-    private static func breakingCircles(
-        _ blockers: [SyncDependency: SyncBlocker], changes: [SyncDependency: GroupedChange]
-    ) -> [SyncDependency: SyncBlocker] {
-        var blockers = blockers
-        var cleared = Set<SyncDependency>()
-        for start in blockers.keys.sorted(by: { $0.description < $1.description }) {
-            var path: [SyncDependency] = []
-            var current = start
-            var circleAt: Int?
-            // Follows what each change waits for, until a change that waits for none, one
-            // followed before, or one already on the path: a circle.
-            while !cleared.contains(current) {
-                if let index = path.firstIndex(of: current) {
-                    circleAt = index
-                    break
-                }
-                path.append(current)
-                guard case .change(let next)? = blockers[current] else { break }
-                current = next.entity
-            }
-            if let circleAt,
-                let first = path[circleAt...].min(by: {
-                    (changes[$0]?.order ?? 0, $0.description) < (changes[$1]?.order ?? 0, $1.description)
-                })
-            {
-                blockers[first] = nil
-            }
-            cleared.formUnion(path)
+        // Each circle of changes waiting for each other is opened at its change made first,
+        // which stops waiting for the next one in the circle and still waits for the rest.
+        while let circle = firstCircle(in: waits),
+            let first = circle.indices.min(by: {
+                (pending[circle[$0]]?.order ?? 0, circle[$0].description)
+                    < (pending[circle[$1]]?.order ?? 0, circle[$1].description)
+            })
+        {
+            let next = circle[(first + 1) % circle.count]
+            waits[circle[first]]?.removeAll { $0.entity == next }
+            if waits[circle[first]]?.isEmpty == true { waits[circle[first]] = nil }
+        }
+        for (entity, waitingFor) in waits where blockers[entity] == nil {
+            if let earliest = waitingFor.first { blockers[entity] = .change(earliest) }
         }
         return blockers
+    }
+
+    /// A circle of `waits`, each change in it waiting for the next and the last for the first;
+    /// `nil` when there is none. A depth-first walk without recursion, so a long chain (a
+    /// thousand folders in each other) takes no stack.
+    private static func firstCircle(in waits: [SyncDependency: [GroupedChange]]) -> [SyncDependency]? {
+        var finished = Set<SyncDependency>()
+        for root in waits.keys.sorted(by: { $0.description < $1.description }) where !finished.contains(root)
+        {
+            var path = [root]
+            var onPath: Set = [root]
+            var nextEdge = [0]
+            while let node = path.last {
+                let edges = waits[node] ?? []
+                let index = nextEdge[nextEdge.count - 1]
+                guard index < edges.count else {
+                    finished.insert(node)
+                    onPath.remove(node)
+                    path.removeLast()
+                    nextEdge.removeLast()
+                    continue
+                }
+                nextEdge[nextEdge.count - 1] += 1
+                let target = edges[index].entity
+                if onPath.contains(target), let start = path.firstIndex(of: target) {
+                    return Array(path[start...])
+                }
+                guard !finished.contains(target) else { continue }
+                path.append(target)
+                onPath.insert(target)
+                nextEdge.append(0)
+            }
+        }
+        return nil
     }
 
     /// The member types of `changes` in the order they are pushed: a type before every type
@@ -188,8 +205,8 @@ package enum SyncGroupPlan {
     ) -> RepositoryError? {
         guard var blocker = blockers[entity] else { return nil }
         var through: [SyncDependency] = []
-        // The change at the root of the chain says why.
-        while case .change(let change) = blocker, let next = blockers[change.entity],
+        // The change at the root of the chain says why; a refused one in the middle is the root.
+        while case .change(let change) = blocker, !change.rejected, let next = blockers[change.entity],
             !through.contains(change.entity)
         {
             through.append(change.entity)
@@ -210,7 +227,8 @@ package enum SyncGroupPlan {
             return RepositoryError(
                 .heldBack, reason: "Waits for the change to \(root.entity)\(via), which the server refused",
                 recovery:
-                    "Fix and retry(id:) the change to \(root.entity), or discard(id:) it; this change goes after"
+                    "Fix and retry(id:) the change to \(root.entity): this change goes after it. Discarding that "
+                    + "change (discard(id:)) releases this one too, which the server refuses if it needs what was discarded"
             )
         case .change(let root):
             return RepositoryError(
