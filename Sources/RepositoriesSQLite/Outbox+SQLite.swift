@@ -131,7 +131,7 @@ extension Outbox {
                 records: records, conflicts: conflicts, fileURL: fileURL, sidecars: sidecars, joint: joint,
                 syncLock: OutboxSyncLock(
                     url: sidecars.appendingPathExtension("lock"), wait: lockWait ?? .seconds(300),
-                    holding: "of the table \(local.tableName) in \(fileURL.path)"),
+                    holding: "the outbox of the table \(local.tableName) in \(fileURL.path)"),
                 // A crash cannot split a write; with relaxed durability a power loss can still
                 // lose the last commits while the feed's cursor, in its own file, survives.
                 marksSessions: local.options.synchronous != .full, groupOrdered: joint.usesGroupCounter))

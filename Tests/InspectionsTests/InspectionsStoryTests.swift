@@ -9,7 +9,7 @@ import Testing
 /// process (the example's executable, built beside this test): the API never refuses a
 /// finding for want of its inspection, the held finding goes once its inspection is fixed,
 /// and the device and the API agree.
-@MainActor @Suite(.timeLimit(.minutes(20))) struct InspectionsStoryTests {
+@MainActor @Suite(.timeLimit(.minutes(30))) struct InspectionsStoryTests {
     /// The example's executable beside the test binary (`swift build` puts products side by side).
     static func executable() throws -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -10,10 +10,13 @@ package final class OutboxLock: Sendable {
     /// Creates the lock file at `url` when absent and takes its lock, waiting up to
     /// `lockWait` for another holder to let go.
     ///
-    /// - Throws: `locked` naming the outbox when another instance's sync holds it past
-    ///   `lockWait`; `unavailable` when the file cannot be made or opened; `CancellationError`
-    ///   when the task is cancelled while it waits.
-    package init(url: URL, lockWait: Duration?, holding outbox: String) async throws {
+    /// - Throws: `locked` naming what is synced (`holding`: "the outbox of the table …") and
+    ///   where its wait is set (`waitSetBy`: "Outbox(in:)") when another instance's sync holds
+    ///   it past `lockWait`; `unavailable` when the file cannot be made or opened;
+    ///   `CancellationError` when the task is cancelled while it waits.
+    package init(
+        url: URL, lockWait: Duration?, holding synced: String, waitSetBy: String = "Outbox(in:)"
+    ) async throws {
         let path = url.path
         let deadline = lockWait.map { ContinuousClock.now.advanced(by: $0) }
         while true {
@@ -26,12 +29,12 @@ package final class OutboxLock: Sendable {
             guard let deadline, ContinuousClock.now < deadline else {
                 let recovery =
                     if let lockWait {
-                        "Its sync ran longer than lockWait (\(lockWait)); sync again later, or pass a longer lockWait to Outbox(in:)"
+                        "Its sync ran longer than lockWait (\(lockWait)); sync again later, or pass a longer lockWait to \(waitSetBy)"
                     } else {
                         "Sync again once it has ended"
                     }
                 throw RepositoryError(
-                    .locked, reason: "Another process or instance is syncing the outbox \(outbox)",
+                    .locked, reason: "Another process or instance is syncing \(synced)",
                     recovery: recovery, location: path)
             }
             try await Task.sleep(for: .milliseconds(10))

@@ -83,7 +83,7 @@ public final class SyncGroup: Sendable {
         self.lockWait = lockWait
         syncLock = OutboxSyncLock(
             url: fileURL.appendingPathExtension("sync-group.lock"), wait: lockWait,
-            holding: "of the sync group of \(fileURL.path)")
+            holding: "the sync group of \(fileURL.path)", waitSetBy: "SyncGroup(fileURL:lockWait:)")
     }
 
     /// The name the group's order counter has in its database: every member's outbox takes its
