@@ -201,7 +201,10 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectionsTests",
-            dependencies: ["Inspections", "ExampleSupport", "Repositories", "RepositoriesSQLite"]
+            dependencies: [
+                "Inspections", "ExampleSupport", "Repositories", "RepositoriesSQLite",
+                "RepositoriesTestSupport",
+            ]
         ),
         .testTarget(
             name: "SharedListTests",

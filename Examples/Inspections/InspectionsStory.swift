@@ -17,6 +17,8 @@ import Repositories
     let directory: URL
     /// The executable started as the share extension: this example's own.
     let extensionExecutable: URL
+    /// How the share extension's process is started: `Process.run()`.
+    let startProcess: @Sendable (Process) throws -> Void
 
     /// Opens the device in `workspace`, with the share extension this executable.
     init(options: ExampleOptions, workspace: ExampleWorkspace) async throws {
@@ -28,12 +30,17 @@ import Repositories
     }
 
     /// Opens the device in `workspace`, with `extensionExecutable` started as the share
-    /// extension (a test gives the example's executable, built beside it).
+    /// extension by `startProcess` (a test gives the example's executable, built beside it,
+    /// and starts it while no other test starts a process: Foundation's `Process.run()` is not
+    /// safe to call from two threads at once on Linux).
     ///
     /// - Throws: ``ExampleUsageError`` for `--api` (the example is its own API) and for a
     ///   `--data-dir` that holds an earlier run's device (its API, in memory, is gone); what
     ///   opening the device throws.
-    init(options: ExampleOptions, workspace: ExampleWorkspace, extensionExecutable: URL) async throws {
+    init(
+        options: ExampleOptions, workspace: ExampleWorkspace, extensionExecutable: URL,
+        startProcess: @escaping @Sendable (Process) throws -> Void = { try $0.run() }
+    ) async throws {
         if let apiURL = options.apiURL {
             throw ExampleUsageError(
                 message: "--api \(apiURL.absoluteString): Inspections simulates its own two APIs in process")
@@ -46,6 +53,7 @@ import Repositories
         api = InspectionsAPI(online: !options.offline)
         directory = workspace.directory
         self.extensionExecutable = extensionExecutable
+        self.startProcess = startProcess
         device = try await FieldDevice(in: workspace.directory, api: api)
     }
 
@@ -88,7 +96,7 @@ import Repositories
         Console.heading("The share extension, a second process, adds a finding")
         let said = try await ShareExtensionProcess.launch(
             extensionExecutable, directory: directory, inspection: 1, finding: 103,
-            note: "Photo: rust under the cab")
+            note: "Photo: rust under the cab", start: startProcess)
         for line in said { print("  \(line)") }
         let status = try await badge(where: { $0.pending == 6 })
         print("The app's badge: \(status) (both types, both processes)")

@@ -47,8 +47,12 @@ enum ShareExtensionProcess {
     ///
     /// - Returns: what it printed, line by line.
     /// - Throws: ``ExtensionFailed`` when it exits with an error.
+    ///
+    /// `start` starts the process (`Process.run()`; a test process that starts children from
+    /// several tests at once passes one that starts them one at a time).
     static func launch(
-        _ executable: URL, directory: URL, inspection: Int, finding: Int, note: String
+        _ executable: URL, directory: URL, inspection: Int, finding: Int, note: String,
+        start: (Process) throws -> Void = { try $0.run() }
     ) async throws -> [String] {
         let process = Process()
         process.executableURL = executable
@@ -68,7 +72,7 @@ enum ShareExtensionProcess {
                 continuation.finish()
             }.start()
         }
-        try process.run()
+        try start(process)
         // An extension that hangs (waiting for a lock, say) is stopped, not waited for forever.
         let pid = process.processIdentifier
         let deadline = Task {

@@ -1,6 +1,7 @@
 import ExampleSupport
 import Foundation
 import Repositories
+import RepositoriesTestSupport
 import Testing
 
 @testable import Inspections
@@ -27,7 +28,8 @@ import Testing
         let workspace = try ExampleWorkspace(options: options, example: "InspectionsTests")
         try await withCleanup {
             let story = try await InspectionsStory(
-                options: options, workspace: workspace, extensionExecutable: try Self.executable())
+                options: options, workspace: workspace, extensionExecutable: try Self.executable(),
+                startProcess: { try $0.runAlone() })
             try await withCleanup {
                 try await story.tell()
                 #expect(story.api.orphansRefused == 0)
