@@ -563,6 +563,128 @@ import Testing
         try await app.close()
     }
 
+    /// 40 rounds, each making an inspection, its findings and a finding moved onto it offline,
+    /// then a group sync cancelled at a random moment of its requests (as a view's `.task` is
+    /// when the view goes away): at its start, just before a request leaves (the server never
+    /// gets it), or just after the server applied one (its answer is lost), or never. A sync
+    /// that runs to the end afterwards leaves nothing pending, the server never refused a
+    /// finding for want of its inspection nor applied a change twice, and the device holds
+    /// what the server holds.
+    @Test func aGroupSyncCancelledAtRandomLosesDoublesAndOrphansNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let servers = Servers()
+        let canceller = Canceller()
+        let device = try await Device(
+            directory.file("device.sqlite"),
+            inspections: canceller.cancelling(servers.api.inspections),
+            findings: canceller.cancelling(servers.api.findings))
+        var random = SeededRandomNumberGenerator(seed: 2_727)
+        var outcomes = (finished: 0, cancelled: 0)
+        for round in 1...40 {
+            try await device.inspections.save(Inspection(id: round, site: "site \(round)"))
+            try await device.findings.save(contentsOf: Self.findings(of: round, count: 2))
+            if round > 3 {
+                // A finding of an earlier inspection moved onto this one, made a moment ago.
+                try await device.findings.save(
+                    Finding(id: (round - 3) * 100 + 1, inspectionID: round, note: "moved in round \(round)"))
+            }
+            // A sync makes a request or more per type, more when earlier ones were cut short:
+            // the later moments often never come, and the sync runs to its end.
+            let moment = Int.random(in: 0...8, using: &random)
+            let group = device.group
+            canceller.cancel(atMoment: moment) {
+                Task { try await group.sync() }
+            }
+            switch await canceller.result() {
+            case .success: outcomes.finished += 1
+            case .failure(let error):
+                #expect(error is CancellationError, "round \(round), moment \(moment): \(error)")
+                outcomes.cancelled += 1
+            }
+        }
+        #expect(outcomes.finished > 0 && outcomes.cancelled > 0, "\(outcomes)")
+        #expect(servers.inspections.requests.count > 0 && servers.findings.requests.count > 0)
+
+        let report = try await device.group.sync()
+
+        #expect(report.rejections.isEmpty)
+        #expect(servers.api.orphansRefused.isEmpty)
+        #expect(servers.inspections.overapplied.isEmpty)
+        #expect(servers.findings.overapplied.isEmpty)
+        #expect(try await device.inspections.outbox.changes().isEmpty)
+        #expect(try await device.findings.outbox.changes().isEmpty)
+        let serverFindings = try await servers.findings.fetchAll().sorted { $0.id < $1.id }
+        #expect(serverFindings.count == 40 * 2)
+        #expect(serverFindings.filter { $0.note.hasPrefix("moved") }.count == 37)
+        #expect(try await device.findingTable.fetchAll().sorted { $0.id < $1.id } == serverFindings)
+        let serverInspections = try await servers.inspections.fetchAll().sorted { $0.id < $1.id }
+        #expect(serverInspections.count == 40)
+        #expect(try await device.inspectionTable.fetchAll().sorted { $0.id < $1.id } == serverInspections)
+        try await device.close()
+    }
+
+    /// Cancels a sync at a chosen moment of its requests to the remotes it wraps
+    /// (``cancelling(_:)``): moment 0 is at once, then two moments per request, just before it
+    /// leaves and just after the server applied it.
+    final class Canceller: Sendable {
+        private struct State {
+            var task: Task<SyncReport<SyncDependency>, any Error>?
+            var momentsLeft = 0
+            /// The chosen moment passed before the task was known.
+            var due = false
+        }
+        private let state = Mutex(State())
+
+        /// Starts the sync `start` makes and cancels it at moment `moment`; a sync with fewer
+        /// moments runs to its end.
+        func cancel(atMoment moment: Int, _ start: () -> Task<SyncReport<SyncDependency>, any Error>) {
+            state.withLock { $0 = State(task: nil, momentsLeft: moment, due: false) }
+            let task = start()
+            let due = state.withLock { state in
+                state.task = task
+                return state.due
+            }
+            if moment == 0 || due { task.cancel() }
+        }
+
+        /// What the sync last started returned.
+        func result() async -> Result<SyncReport<SyncDependency>, any Error> {
+            guard let task = state.withLock({ $0.task }) else { preconditionFailure("No sync was started") }
+            return await task.result
+        }
+
+        /// One moment passes: the sync is cancelled when it was the chosen one.
+        private func pass() {
+            let task = state.withLock { state -> Task<SyncReport<SyncDependency>, any Error>? in
+                state.momentsLeft -= 1
+                guard state.momentsLeft == 0 else { return nil }
+                if state.task == nil { state.due = true }
+                return state.task
+            }
+            task?.cancel()
+        }
+
+        /// `remote`'s writes passing this canceller's moments, each throwing
+        /// `CancellationError` once its task is cancelled, as a network request does.
+        func cancelling<Entity>(_ remote: Remote<Entity>) -> Remote<Entity> {
+            @Sendable func request(_ apply: @Sendable () async throws -> Void) async throws {
+                pass()
+                try Task.checkCancellation()
+                try await apply()
+                pass()
+                try Task.checkCancellation()
+            }
+            var cancelling = remote
+            cancelling.onSave = { entity in try await request { try await remote.save(entity) } }
+            cancelling.onSaveContentsOf = { batch in
+                try await request { try await remote.save(contentsOf: batch) }
+            }
+            cancelling.onDelete = { id in try await request { try await remote.delete(id: id) } }
+            cancelling.onDeleteIDs = { ids in try await request { try await remote.delete(ids: ids) } }
+            return cancelling
+        }
+    }
+
     /// The first element of `sequence` that meets `condition`, or the last one seen when five
     /// minutes pass first (the test then fails on its expectation rather than hanging).
     static func first<Values: AsyncSequence & Sendable>(
