@@ -114,6 +114,9 @@ let package = Package(
             dependencies: ["Repositories"],
             path: "Tests/RepositoriesTestSupport"
         ),
+        // Linked into the test binary only: caps how many test cases run at once (four per
+        // core), which keeps the run's memory and descriptors low and its time short.
+        .target(name: "TestRunWidth", path: "Tests/TestRunWidth"),
         // A child process the durability tests kill with SIGKILL.
         .executableTarget(
             name: "RepositoriesCrashFixture",
@@ -127,6 +130,7 @@ let package = Package(
             name: "RepositoriesTests",
             dependencies: [
                 "Repositories", "RepositoriesTesting", "RepositoriesTestSupport", "RepositoriesCrashFixture",
+                "TestRunWidth",
             ],
             // Store files written by earlier versions of the package, which every later one must read.
             resources: [.copy("Fixtures")]

@@ -31,12 +31,53 @@ extension Process {
 private let spawning = NSLock()
 
 extension Process {
-    /// Starts the process while no other thread of this test process starts one through
-    /// here: CI saw Foundation's `Process.run()` crash in a `memcpy` while the suite started
-    /// children from several tests at once.
+    /// Starts the process, one at a time in this test process, once it has checked that the
+    /// test process holds fewer than 1,000 open descriptors.
+    ///
+    /// Foundation's `Process.run()` on Linux lists `/proc/self/fd` to close every descriptor
+    /// in the child, copying each entry's whole 256-byte name; past about 1,360 descriptors
+    /// the copy reads beyond the end of its buffer and the whole test run crashes (CI saw it
+    /// twice, in a `memmove`). The test binary caps how many test cases run at once
+    /// (`TestRunWidth`), which keeps the run near 130; a run that nears the limit anyway
+    /// fails here, saying so, instead of crashing.
+    ///
+    /// - Throws: ``TooManyOpenDescriptors``, with nothing started; what `run()` throws.
     public func runAlone() throws {
         spawning.lock()
         defer { spawning.unlock() }
+        #if os(Linux)
+            let open = openDescriptorCount()
+            guard open < TooManyOpenDescriptors.limit else { throw TooManyOpenDescriptors(count: open) }
+        #endif
         try run()
     }
 }
+
+/// A child process was not started: the test process held too many open descriptors for
+/// Foundation's `Process.run()` to start it safely on Linux.
+public struct TooManyOpenDescriptors: Error, CustomStringConvertible {
+    /// The count from which a child is refused, well below the 1,360 at which it crashes.
+    public static let limit = 1_000
+    /// How many descriptors the test process held.
+    public let count: Int
+
+    /// What happened and what to do.
+    public var description: String {
+        "The test process holds \(count) open descriptors, and Foundation's Process.run() on Linux "
+            + "crashes past about 1,360: close what the tests open, or run fewer test cases at once "
+            + "(SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH, four per core by default)"
+    }
+}
+
+#if os(Linux)
+    /// How many descriptors this process holds open: the entries of `/proc/self/fd`, less
+    /// `.`, `..` and the listing's own. Counted without reading the entries' names; 0 when
+    /// `/proc` cannot be read (Foundation then closes descriptors without listing them).
+    private func openDescriptorCount() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var entries = 0
+        while readdir(directory) != nil { entries += 1 }
+        return max(entries - 3, 0)
+    }
+#endif
