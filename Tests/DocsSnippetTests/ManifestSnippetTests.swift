@@ -20,7 +20,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        try process.runAlone()
         // `swift package` takes seconds: read and wait on a thread of our own, not the pool's.
         let output = await offThePool {
             String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -279,7 +279,7 @@ final class ChildLauncher: Sendable {
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try process.runAlone()
         return ChildLauncher(process: process, logURL: log)
     }
 

@@ -563,10 +563,11 @@ import Testing
         try await app.close()
     }
 
-    /// 40 rounds, each making an inspection, its findings and a finding moved onto it offline,
-    /// then a group sync cancelled at a random moment of its requests (as a view's `.task` is
-    /// when the view goes away): at its start, just before a request leaves (the server never
-    /// gets it), or just after the server applied one (its answer is lost), or never. A sync
+    /// 40 rounds, each making an inspection and its findings offline (and, from the fourth, a
+    /// finding of an earlier inspection moved onto it), then a group sync cancelled at a random
+    /// moment of its write requests (as a view's `.task` is when the view goes away): at its
+    /// start, just before a request leaves (the server never gets it), just after the server
+    /// applied one (its answer is lost), or never. A sync
     /// that runs to the end afterwards leaves nothing pending, the server never refused a
     /// finding for want of its inspection nor applied a change twice, and the device holds
     /// what the server holds.
@@ -603,6 +604,7 @@ import Testing
             }
         }
         #expect(outcomes.finished > 0 && outcomes.cancelled > 0, "\(outcomes)")
+        canceller.disarm()
         #expect(servers.inspections.requests.count > 0 && servers.findings.requests.count > 0)
 
         let report = try await device.group.sync()
@@ -627,8 +629,11 @@ import Testing
     /// (``cancelling(_:)``): moment 0 is at once, then two moments per request, just before it
     /// leaves and just after the server applied it.
     final class Canceller: Sendable {
+        /// A sync under way.
+        typealias SyncTask = Task<SyncReport<SyncDependency>, any Error>
+
         private struct State {
-            var task: Task<SyncReport<SyncDependency>, any Error>?
+            var task: SyncTask?
             var momentsLeft = 0
             /// The chosen moment passed before the task was known.
             var due = false
@@ -653,15 +658,27 @@ import Testing
             return await task.result
         }
 
-        /// One moment passes: the sync is cancelled when it was the chosen one.
+        /// One moment passes: the sync is cancelled when it was the chosen one. Before the
+        /// sync's task is known (it began at once), the task this request runs in is cancelled,
+        /// so the request is cut at its moment all the same, and the sync's task once known.
         private func pass() {
-            let task = state.withLock { state -> Task<SyncReport<SyncDependency>, any Error>? in
+            let (due, task) = state.withLock { state -> (Bool, SyncTask?) in
                 state.momentsLeft -= 1
-                guard state.momentsLeft == 0 else { return nil }
+                guard state.momentsLeft == 0 else { return (false, nil) }
                 if state.task == nil { state.due = true }
-                return state.task
+                return (true, state.task)
             }
-            task?.cancel()
+            guard due else { return }
+            if let task {
+                task.cancel()
+            } else {
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+        }
+
+        /// Cancels nothing more: the syncs that follow run to their end.
+        func disarm() {
+            state.withLock { $0 = State() }
         }
 
         /// `remote`'s writes passing this canceller's moments, each throwing

@@ -35,11 +35,13 @@ extension Process {
     /// test process holds fewer than 1,000 open descriptors.
     ///
     /// Foundation's `Process.run()` on Linux lists `/proc/self/fd` to close every descriptor
-    /// in the child, copying each entry's whole 256-byte name; past about 1,360 descriptors
-    /// the copy reads beyond the end of its buffer and the whole test run crashes (CI saw it
-    /// twice, in a `memmove`). The test binary caps how many test cases run at once
-    /// (`TestRunWidth`), which keeps the run near 130; a run that nears the limit anyway
-    /// fails here, saying so, instead of crashing.
+    /// in the child, copying each entry's whole 256-byte name. Past about 1,360 descriptors
+    /// the entries fill glibc's 32 KB listing buffer, and the copy of one near its end can
+    /// read into an unmapped page: the whole test run crashes (CI saw it twice, in a
+    /// `memmove`). swift-corelibs-foundation fixed it in pull request 5472, which no 6.3
+    /// release has. The test binary caps how many test cases run at once (`TestRunWidth`),
+    /// which keeps the run near 130 descriptors; a run that nears the limit anyway fails here,
+    /// saying so, instead of crashing at random. Every child the tests start goes through here.
     ///
     /// - Throws: ``TooManyOpenDescriptors``, with nothing started; what `run()` throws.
     public func runAlone() throws {
@@ -54,9 +56,9 @@ extension Process {
 }
 
 /// A child process was not started: the test process held too many open descriptors for
-/// Foundation's `Process.run()` to start it safely on Linux.
+/// Foundation's `Process.run()` to start it safely on Linux (see `runAlone()`).
 public struct TooManyOpenDescriptors: Error, CustomStringConvertible {
-    /// The count from which a child is refused, well below the 1,360 at which it crashes.
+    /// The count from which a child is refused, well below the 1,360 past which it can crash.
     public static let limit = 1_000
     /// How many descriptors the test process held.
     public let count: Int
@@ -64,8 +66,9 @@ public struct TooManyOpenDescriptors: Error, CustomStringConvertible {
     /// What happened and what to do.
     public var description: String {
         "The test process holds \(count) open descriptors, and Foundation's Process.run() on Linux "
-            + "crashes past about 1,360: close what the tests open, or run fewer test cases at once "
-            + "(SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH, four per core by default)"
+            + "can crash past about 1,360: close what the tests open, or run fewer test cases at once "
+            + "(SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH, which Swift 6.3's testing library reads; "
+            + "the test binary sets four per core, at most 32, unless you set it)"
     }
 }
 

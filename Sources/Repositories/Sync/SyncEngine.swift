@@ -41,6 +41,9 @@ final class SyncEngine<Entity: Identifiable & Sendable>: Sendable where Entity.I
         var watching: Task<Void, Never>?
         /// The runner's wait before its next try, while it waits.
         var backoffWait: Task<Void, any Error>?
+        /// Whether the network came back while the runner's sync was under way: when that
+        /// sync fails, the runner tries again at once instead of waiting out a backoff.
+        var returnedDuringTry = false
         /// The task running automatic syncs and their backoff waits, while one runs.
         var runner: Task<Void, Never>?
         /// How many write sections have begun, and how many are under way (see ``writes``).
@@ -166,6 +169,7 @@ final class SyncEngine<Entity: Identifiable & Sendable>: Sendable where Entity.I
         let runner = Task {
             var failures = 0
             while true {
+                state.withLock { $0.returnedDuringTry = false }
                 do {
                     try await sync()
                     failures = 0
@@ -173,6 +177,13 @@ final class SyncEngine<Entity: Identifiable & Sendable>: Sendable where Entity.I
                     // The network is down: no retry on a timer; the sync starts again when it
                     // returns (see startWatching(sync:)).
                     if endWhileOffline() { return }
+                    // The network came back while this try was under way: try again now.
+                    if state.withLock({ state in
+                        defer { state.returnedDuringTry = false }
+                        return state.returnedDuringTry
+                    }) {
+                        continue
+                    }
                     // The remote cannot be reached: try again after the backoff's delay, which
                     // grows to its maxDelay and stays there, until a sync works or stop().
                     failures += 1
@@ -244,11 +255,16 @@ final class SyncEngine<Entity: Identifiable & Sendable>: Sendable where Entity.I
                         state.reachable = reachable
                         guard reachable, !state.stopped else { return (false, nil) }
                         defer { state.missedWhileOffline = false }
+                        // A try under way, begun while the network was down, may fail for it.
+                        if !wasReachable, state.automaticRunning, state.backoffWait == nil {
+                            state.returnedDuringTry = true
+                        }
                         return (
                             !wasReachable || state.missedWhileOffline, wasReachable ? nil : state.backoffWait
                         )
                     }
-                    // Back online: a runner waiting out a backoff tries again at once.
+                    // Back online: a runner waiting out a backoff, or whose try under way fails,
+                    // tries again at once.
                     wait?.cancel()
                     if start { self.changed(sync: sync) }
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import RepositoriesHTTP
+import RepositoriesTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -54,7 +55,7 @@ final class FixtureServer: Sendable {
         process.arguments = ["-u", script.path]
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runAlone()
         let line = await Self.firstLine(of: output.fileHandleForReading)
         guard let line, let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
             Foundation.kill(process.processIdentifier, SIGKILL)

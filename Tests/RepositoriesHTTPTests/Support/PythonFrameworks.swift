@@ -1,4 +1,5 @@
 import Foundation
+import RepositoriesTestSupport
 import Testing
 
 /// The real Python back-ends the tests run (FastAPI with uvicorn, Django REST Framework),
@@ -75,7 +76,7 @@ enum PythonFrameworks {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -436,9 +436,11 @@ struct Device<DeviceRemote: Repository<Item, Int>> {
     }
 }
 
-/// Yields until `condition` holds, up to a bound; returns whether it held.
-func eventuallyAsync(_ condition: () async -> Bool, yields: Int = 100_000) async -> Bool {
-    for _ in 0..<yields {
+/// Yields until `condition` holds or five minutes pass; returns whether it held (see
+/// `eventually(_:)`: the bound is time, not a count of yields).
+func eventuallyAsync(_ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(300)
+    while ContinuousClock.now < deadline {
         if await condition() { return true }
         await Task.yield()
     }

@@ -58,7 +58,7 @@ import Testing
         // second and answer first, and the first save's late answer would then overwrite
         // its copy.
         primary.releaseAnswer(1)
-        let secondFinishedFirst = await eventually({ primary.arrivals == 2 }, yields: 2_000)
+        let secondFinishedFirst = await holdsWithin(2_000) { primary.arrivals == 2 }
         #expect(!secondFinishedFirst, "an overlapping write of one key waits for the earlier one")
         primary.releaseAnswer(0)
         try await first.value

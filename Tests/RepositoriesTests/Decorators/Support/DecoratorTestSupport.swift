@@ -30,9 +30,22 @@ final class TierFailureLog: Sendable {
     @Sendable func record(_ failure: TierFailure) { failures.update { $0.append(failure) } }
 }
 
-/// Yields until `condition` holds, up to a bound; returns whether it held. Tests use it to
-/// wait for other tasks to reach a point without sleeping.
-func eventually(_ condition: () -> Bool, yields: Int = 100_000) async -> Bool {
+/// Yields until `condition` holds or five minutes pass; returns whether it held. Tests use it
+/// to wait for other tasks to reach a point without sleeping. The bound is time, not a count
+/// of yields: while the work waited for runs on another thread (a file's fsync), a yield can
+/// return at once, and on a busy machine any count ran out first.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(300)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+/// Yields `yields` times or until `condition` holds; returns whether it held. For a test that
+/// expects it not to: the other tasks get that many turns to make it hold.
+func holdsWithin(_ yields: Int, _ condition: () -> Bool) async -> Bool {
     for _ in 0..<yields {
         if condition() { return true }
         await Task.yield()
